@@ -1,0 +1,46 @@
+# Two commands from a fresh clone: `make run` and `make test` (see README.md).
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+KGS    := $(BIN)/kgs
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lint typecheck neo4j-start neo4j-stop neo4j-status bench clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -q --upgrade pip
+	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Provision the database the way the code chooses it (NEO4J_URI, Docker, or the local server),
+# apply the schema, ingest the shipped knowledge base, serve the API on 127.0.0.1:8000.
+run: install
+	$(KGS) ingest knowledge_base
+	$(KGS) serve --host 127.0.0.1 --port 8000
+
+# Same provisioning, then every test against the real Neo4j.
+test: install
+	$(KGS) neo4j ensure
+	$(BIN)/ruff check service ingest tests
+	$(BIN)/pytest -p no:cacheprovider tests
+
+lint: install
+	$(BIN)/ruff check service ingest tests
+	$(BIN)/ruff format --check service ingest tests
+
+typecheck: install
+	$(BIN)/mypy
+
+neo4j-start: install
+	$(KGS) neo4j start
+neo4j-stop: install
+	$(KGS) neo4j stop
+neo4j-status: install
+	$(KGS) neo4j status
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

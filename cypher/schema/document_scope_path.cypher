@@ -1,0 +1,3 @@
+// mode: schema
+CREATE INDEX document_scope_path IF NOT EXISTS
+FOR (d:Document) ON (d.scope, d.path)

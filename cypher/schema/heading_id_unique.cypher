@@ -1,0 +1,3 @@
+// mode: schema
+CREATE CONSTRAINT heading_id_unique IF NOT EXISTS
+FOR (h:Heading) REQUIRE h.id IS UNIQUE

@@ -1,0 +1,3 @@
+// mode: schema
+CREATE INDEX paragraph_scope IF NOT EXISTS
+FOR (p:Paragraph) ON (p.scope)

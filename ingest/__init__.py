@@ -1,0 +1,1 @@
+"""Markdown knowledge bases into the Neo4j document graph."""

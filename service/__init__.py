@@ -1,0 +1,1 @@
+"""kgs: the Knowledge Graph Service."""

@@ -1,0 +1,165 @@
+"""The `kgs` command line. Each sub-command is a thin shell over the library; errors that a user
+can fix are printed as one clear line on stderr with a non-zero exit status."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from service.db import graph_session
+from service.db.cypher_registry import CypherRegistryError
+from service.db.graph import ReadOnlyViolation
+from service.db.local_server import LocalNeo4jError
+from service.db.schema import SchemaError
+from service.db.selection import local_server
+from service.settings import Settings, SettingsError
+
+__all__ = ["main"]
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+# Errors with a message meant for the user; anything else is a bug and keeps its traceback.
+_USER_ERRORS = (
+    LocalNeo4jError,
+    SettingsError,
+    CypherRegistryError,
+    ReadOnlyViolation,
+    SchemaError,
+    FileNotFoundError,
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("neo4j").setLevel(logging.WARNING)
+    command: Callable[[argparse.Namespace, Settings], int] = args.run
+    try:
+        return command(args, Settings.from_env())
+    except _USER_ERRORS as error:
+        print(f"kgs: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    except _neo4j_errors() as error:
+        print(f"kgs: Neo4j: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kgs", description="Knowledge Graph Service")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    neo4j = sub.add_parser("neo4j", help="the local Neo4j server (no Docker needed)")
+    neo4j.add_argument("action", choices=["start", "stop", "status"])
+    neo4j.set_defaults(run=_neo4j)
+
+    cypher = sub.add_parser(
+        "cypher", help="run a read-only statement (a cypher/ name or Cypher text), rows as JSON"
+    )
+    cypher.add_argument("statement", help="e.g. admin/index_states, or 'MATCH (n) RETURN count(n)'")
+    cypher.add_argument(
+        "--param", action="append", default=[], metavar="NAME=VALUE",
+        help="a parameter; VALUE is parsed as JSON when it can be, else taken as a string",
+    )  # fmt: skip
+    cypher.set_defaults(run=_cypher)
+
+    ingest = sub.add_parser("ingest", help="ingest a Markdown knowledge base into Neo4j")
+    ingest.add_argument("path", help="a knowledge base directory (each top folder a scope) or file")
+    ingest.add_argument("--scope", help="put everything under PATH into this one scope")
+    ingest.add_argument("--prune", action="store_true", help="remove documents whose file is gone")
+    ingest.add_argument("--dry-run", action="store_true", help="parse and report, write nothing")
+    ingest.add_argument("--no-progress", action="store_true", help="no progress bars")
+    ingest.set_defaults(run=_ingest)
+
+    serve = sub.add_parser("serve", help="serve the REST API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(run=_serve)
+    return parser
+
+
+def _neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    server = local_server(settings)
+    if args.action == "start":
+        status = server.start()
+        _print_status(status)
+        return 0
+    if args.action == "stop":
+        print("stopped" if server.stop() else "not running")
+        return 0
+    status = server.status()
+    _print_status(status)
+    return 0 if status.running else 3  # 3: "not running", as LSB status commands do
+
+
+def _print_status(status: Any) -> None:
+    fields = msgspec.structs.asdict(status)
+    state = "running" if fields.pop("running") else "not running"
+    print(f"Neo4j {fields.pop('version') or ''} {state}".replace("  ", " "))
+    for key, value in fields.items():
+        if value is not None:
+            print(f"  {key}: {value}")
+
+
+def _cypher(args: argparse.Namespace, settings: Settings) -> int:
+    params = dict(_parse_param(p) for p in args.param)
+    with graph_session(settings, ensure_schema=False) as graph:
+        if args.statement in graph.registry:
+            stmt = graph.registry.get(args.statement)
+            if stmt.mode != "read":
+                raise ReadOnlyViolation(f"refused: {stmt.name} is a '{stmt.mode}' statement")
+            missing = [p for p in stmt.parameters if p not in params]
+            if missing:
+                print(f"kgs: missing --param for: {', '.join(missing)}", file=sys.stderr)
+                return EXIT_USAGE
+            rows = graph.read_text(stmt.text, params)
+        else:
+            rows = graph.read_text(args.statement, params)
+    print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
+    return 0
+
+
+def _parse_param(raw: str) -> tuple[str, Any]:
+    name, sep, value = raw.partition("=")
+    if not sep or not name.isidentifier():
+        raise SettingsError(f"--param must look like NAME=VALUE, got {raw!r}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
+
+
+def _ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from ingest.cli import run_ingest  # the embedding stack loads only when ingesting
+
+    return run_ingest(args, settings)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from service.api import create_app
+
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _neo4j_errors() -> tuple[type[BaseException], ...]:
+    from neo4j.exceptions import DriverError, Neo4jError
+
+    return (DriverError, Neo4jError)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

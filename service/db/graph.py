@@ -1,0 +1,178 @@
+"""The one place that runs Cypher: named statements from the registry, values as parameters.
+
+Every call is recorded as a `CypherCall` (statement name, parameters, time, rows) so a trace can
+show exactly what ran and a person can replay it in Neo4j Browser.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import msgspec
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, Session, unit_of_work
+
+from service.db.cypher_registry import CypherRegistry, Statement
+from service.settings import Neo4jSettings
+
+__all__ = ["CypherCall", "Graph", "ReadOnlyViolation", "WriteCounters", "open_driver"]
+
+T = TypeVar("T")
+Row = dict[str, Any]
+
+
+class ReadOnlyViolation(PermissionError):
+    """A statement that writes was sent down a read-only path."""
+
+
+class CypherCall(msgspec.Struct, frozen=True):
+    statement: str
+    parameters: dict[str, Any]
+    elapsed_ms: float
+    rows: int
+
+
+class WriteCounters(msgspec.Struct, frozen=True):
+    nodes_created: int = 0
+    nodes_deleted: int = 0
+    relationships_created: int = 0
+    relationships_deleted: int = 0
+    properties_set: int = 0
+
+    def __add__(self, other: WriteCounters) -> WriteCounters:
+        return WriteCounters(
+            *(
+                a + b
+                for a, b in zip(
+                    msgspec.structs.astuple(self), msgspec.structs.astuple(other), strict=True
+                )
+            )
+        )
+
+    @property
+    def total(self) -> int:
+        return sum(msgspec.structs.astuple(self))
+
+
+def open_driver(settings: Neo4jSettings, uri: str, password: str) -> Driver:
+    return GraphDatabase.driver(
+        uri,
+        auth=(settings.user, password),
+        connection_timeout=settings.connection_timeout_s,
+        max_connection_pool_size=settings.max_pool_size,
+        notifications_min_severity="OFF",
+    )
+
+
+class Graph:
+    """Runs registry statements against one database with a per-query timeout."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        registry: CypherRegistry,
+        *,
+        database: str,
+        query_timeout_s: float,
+    ) -> None:
+        self.driver = driver
+        self.registry = registry
+        self.database = database
+        self.query_timeout_s = query_timeout_s
+        self.calls: list[CypherCall] = []
+
+    def statement(self, name: str) -> Statement:
+        return self.registry.get(name)
+
+    def read(self, name: str, **params: Any) -> list[Row]:
+        stmt = self.registry.get(name)
+        if stmt.mode != "read":
+            raise ReadOnlyViolation(f"{name} is declared '{stmt.mode}', not 'read'")
+        with self._session() as session:
+            return session.execute_read(self._unit(self._rows, name), stmt, params)
+
+    def write(self, name: str, **params: Any) -> WriteCounters:
+        return self.in_write_transaction(lambda tx: self.run_write(tx, name, **params), label=name)
+
+    def run_write(self, tx: ManagedTransaction, name: str, **params: Any) -> WriteCounters:
+        """Run one write statement inside a caller's transaction (for multi-statement units)."""
+        stmt = self.registry.get(name)
+        started = time.perf_counter()
+        result = tx.run(stmt.text, params)
+        counters = result.consume().counters
+        self._record(stmt, params, started, 0)
+        return WriteCounters(
+            nodes_created=counters.nodes_created,
+            nodes_deleted=counters.nodes_deleted,
+            relationships_created=counters.relationships_created,
+            relationships_deleted=counters.relationships_deleted,
+            properties_set=counters.properties_set,
+        )
+
+    def run_read(self, tx: ManagedTransaction, name: str, **params: Any) -> list[Row]:
+        return self._rows(tx, self.registry.get(name), params)
+
+    def in_write_transaction(
+        self, work: Callable[[ManagedTransaction], T], *, label: str = "unit"
+    ) -> T:
+        """One managed (retried) write transaction: `work` must be idempotent."""
+        with self._session() as session:
+            return session.execute_write(self._unit(work, label))
+
+    def schema(self, name: str, **params: Any) -> None:
+        stmt = self.registry.get(name)
+        if stmt.mode != "schema":
+            raise ValueError(f"{name} is not a schema statement")
+        with self._session() as session:
+            started = time.perf_counter()
+            session.run(self._query(stmt), params).consume()  # schema commands: auto-commit
+            self._record(stmt, params, started, 0)
+
+    def query_type(self, text: str, params: Mapping[str, Any] | None = None) -> str:
+        """Neo4j's own classification of a statement via EXPLAIN: 'r', 'rw', 'w' or 's'."""
+        with self._session() as session:
+            summary = session.run(Query("EXPLAIN " + text), dict(params or {})).consume()  # type: ignore[arg-type]
+            return str(summary.query_type)
+
+    def read_text(self, text: str, params: Mapping[str, Any]) -> list[Row]:
+        """Run person-supplied Cypher (`kgs cypher`) only if EXPLAIN says it only reads."""
+        kind = self.query_type(text, params)
+        if kind != "r":
+            raise ReadOnlyViolation(f"refused: the statement is of type {kind!r}, only reads run")
+
+        def rows(tx: ManagedTransaction) -> list[Row]:
+            return [record.data() for record in tx.run(text, dict(params))]  # type: ignore[arg-type]
+
+        with self._session() as session:
+            return session.execute_read(self._unit(rows, "kgs cypher"))
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        with self.driver.session(database=self.database) as session:
+            yield session
+
+    def _query(self, stmt: Statement) -> Query:
+        return Query(stmt.text, metadata={"kgs.statement": stmt.name}, timeout=self.query_timeout_s)  # type: ignore[arg-type]
+
+    def _unit(self, work: Callable[..., T], label: str) -> Callable[..., T]:
+        """Transaction timeout and metadata (visible in SHOW TRANSACTIONS and query.log)."""
+        return unit_of_work(timeout=self.query_timeout_s, metadata={"kgs.statement": label})(work)
+
+    def _rows(self, tx: ManagedTransaction, stmt: Statement, params: dict[str, Any]) -> list[Row]:
+        started = time.perf_counter()
+        rows = [record.data() for record in tx.run(stmt.text, params)]
+        self._record(stmt, params, started, len(rows))
+        return rows
+
+    def _record(
+        self, stmt: Statement, params: Mapping[str, Any], started: float, rows: int
+    ) -> None:
+        elapsed = (time.perf_counter() - started) * 1000
+        shown = {k: v for k, v in params.items() if k not in _BULK_PARAMS}
+        self.calls.append(CypherCall(stmt.name, shown, round(elapsed, 3), rows))
+
+
+# Row batches and vectors are too large to echo into a trace; their statements name them.
+_BULK_PARAMS = frozenset({"rows", "embedding_rows"})

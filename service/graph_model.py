@@ -1,0 +1,131 @@
+"""The graph model of DESIGN.md declared with neomodel.
+
+Used for simple reads and writes (the API's document endpoints, tests that inspect the graph).
+Bulk ingestion and the evidence pipeline use the named statements in cypher/ instead: they need
+batching, one-transaction document replacement and traceable query text.
+
+Neo4j property names are camelCase (DESIGN.md); Python attributes are snake_case with
+`db_property` mapping. The `id` property is `uid` here because neomodel reserves `id`.
+"""
+
+from __future__ import annotations
+
+from neomodel import (
+    ArrayProperty,
+    FloatProperty,
+    IntegerProperty,
+    RelationshipTo,
+    StringProperty,
+    StructuredNode,
+    StructuredRel,
+)
+
+__all__ = [
+    "RELATION_TYPES",
+    "Document",
+    "Heading",
+    "KnowledgePoint",
+    "Paragraph",
+    "Relation",
+]
+
+# The allowlist: the only relationship types between knowledge points. CITES is bibliography and
+# is never used as an answer neighbour.
+RELATION_TYPES: tuple[str, ...] = (
+    "IS_A",
+    "PART_OF",
+    "EXAMPLE_OF",
+    "PREREQUISITE_OF",
+    "PRECEDES",
+    "DEPENDS_ON",
+    "CAUSES",
+    "ENABLES",
+    "CONTRASTS_WITH",
+    "ANALOGOUS_TO",
+    "APPLIES_TO",
+    "REFERENCES",
+    "CITES",
+)
+
+
+class Relation(StructuredRel):  # type: ignore[misc]
+    confidence = FloatProperty(required=True)
+    provenance = StringProperty(choices={"front_matter": "", "mermaid": "", "link": ""})
+    source_paragraph_id = StringProperty(db_property="sourceParagraphId")
+    source_document_id = StringProperty(db_property="sourceDocumentId")
+
+
+class Paragraph(StructuredNode):  # type: ignore[misc]
+    uid = StringProperty(db_property="id", unique_index=True, required=True)
+    scope = StringProperty(required=True)
+    kind = StringProperty(
+        choices={k: k for k in ("paragraph", "list", "table", "code", "mermaid", "quote")}
+    )
+    text = StringProperty(required=True)
+    ordinal = IntegerProperty(required=True)
+    start_offset = IntegerProperty(db_property="startOffset")
+    end_offset = IntegerProperty(db_property="endOffset")
+    start_line = IntegerProperty(db_property="startLine")
+    end_line = IntegerProperty(db_property="endLine")
+    heading_path = ArrayProperty(StringProperty(), db_property="headingPath")
+    content_hash = StringProperty(db_property="contentHash")
+    embedding = ArrayProperty(FloatProperty())
+
+    next = RelationshipTo("Paragraph", "NEXT")
+
+
+class Heading(StructuredNode):  # type: ignore[misc]
+    uid = StringProperty(db_property="id", unique_index=True, required=True)
+    scope = StringProperty(required=True)
+    text = StringProperty(required=True)
+    level = IntegerProperty(required=True)
+    heading_path = ArrayProperty(StringProperty(), db_property="headingPath")
+    ordinal = IntegerProperty()
+    start_offset = IntegerProperty(db_property="startOffset")
+    end_offset = IntegerProperty(db_property="endOffset")
+    start_line = IntegerProperty(db_property="startLine")
+    end_line = IntegerProperty(db_property="endLine")
+
+    subheadings = RelationshipTo("Heading", "HAS_SUBHEADING")
+    paragraphs = RelationshipTo("Paragraph", "HAS_PARAGRAPH")
+
+
+class Document(StructuredNode):  # type: ignore[misc]
+    uid = StringProperty(db_property="id", unique_index=True, required=True)
+    scope = StringProperty(required=True)
+    path = StringProperty(required=True)
+    title = StringProperty()
+    version = IntegerProperty()
+    content_hash = StringProperty(db_property="contentHash")
+    updated = StringProperty()
+    valid_until = StringProperty(db_property="validUntil")
+    superseded_by = StringProperty(db_property="supersededBy")
+    ingested_at = StringProperty(db_property="ingestedAt")
+    embedding_status = StringProperty(db_property="embeddingStatus")
+
+    headings = RelationshipTo("Heading", "HAS_HEADING")
+
+
+class KnowledgePoint(StructuredNode):  # type: ignore[misc]
+    uid = StringProperty(db_property="id", required=True)
+    scope = StringProperty(required=True)
+    title = StringProperty(required=True)
+    aliases = ArrayProperty(StringProperty())
+    alias_text = StringProperty(db_property="aliasText")
+    kind = StringProperty()
+    summary = StringProperty()
+
+    described_in = RelationshipTo("Document", "DESCRIBED_IN")
+    is_a = RelationshipTo("KnowledgePoint", "IS_A", model=Relation)
+    part_of = RelationshipTo("KnowledgePoint", "PART_OF", model=Relation)
+    example_of = RelationshipTo("KnowledgePoint", "EXAMPLE_OF", model=Relation)
+    prerequisite_of = RelationshipTo("KnowledgePoint", "PREREQUISITE_OF", model=Relation)
+    precedes = RelationshipTo("KnowledgePoint", "PRECEDES", model=Relation)
+    depends_on = RelationshipTo("KnowledgePoint", "DEPENDS_ON", model=Relation)
+    causes = RelationshipTo("KnowledgePoint", "CAUSES", model=Relation)
+    enables = RelationshipTo("KnowledgePoint", "ENABLES", model=Relation)
+    contrasts_with = RelationshipTo("KnowledgePoint", "CONTRASTS_WITH", model=Relation)
+    analogous_to = RelationshipTo("KnowledgePoint", "ANALOGOUS_TO", model=Relation)
+    applies_to = RelationshipTo("KnowledgePoint", "APPLIES_TO", model=Relation)
+    references = RelationshipTo("KnowledgePoint", "REFERENCES", model=Relation)
+    cites = RelationshipTo("KnowledgePoint", "CITES", model=Relation)
