@@ -17,7 +17,14 @@ from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, Session, uni
 from service.db.cypher_registry import CypherRegistry, Statement
 from service.settings import Neo4jSettings
 
-__all__ = ["CypherCall", "Graph", "ReadOnlyViolation", "WriteCounters", "open_driver"]
+__all__ = [
+    "CypherCall",
+    "Graph",
+    "ReadOnlyViolation",
+    "WriteCounters",
+    "WriteResult",
+    "open_driver",
+]
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -54,6 +61,11 @@ class WriteCounters(msgspec.Struct, frozen=True):
     @property
     def total(self) -> int:
         return sum(msgspec.structs.astuple(self))
+
+
+class WriteResult(msgspec.Struct, frozen=True):
+    rows: list[Row]
+    counters: WriteCounters
 
 
 def open_driver(settings: Neo4jSettings, uri: str, password: str) -> Driver:
@@ -93,22 +105,28 @@ class Graph:
         with self._session() as session:
             return session.execute_read(self._unit(self._rows, name), stmt, params)
 
-    def write(self, name: str, **params: Any) -> WriteCounters:
+    def write(self, name: str, **params: Any) -> WriteResult:
         return self.in_write_transaction(lambda tx: self.run_write(tx, name, **params), label=name)
 
-    def run_write(self, tx: ManagedTransaction, name: str, **params: Any) -> WriteCounters:
+    def run_write(self, tx: ManagedTransaction, name: str, **params: Any) -> WriteResult:
         """Run one write statement inside a caller's transaction (for multi-statement units)."""
         stmt = self.registry.get(name)
+        if stmt.mode != "write":
+            raise ValueError(f"{name} is declared '{stmt.mode}', not 'write'")
         started = time.perf_counter()
         result = tx.run(stmt.text, params)
+        rows = [record.data() for record in result]
         counters = result.consume().counters
-        self._record(stmt, params, started, 0)
-        return WriteCounters(
-            nodes_created=counters.nodes_created,
-            nodes_deleted=counters.nodes_deleted,
-            relationships_created=counters.relationships_created,
-            relationships_deleted=counters.relationships_deleted,
-            properties_set=counters.properties_set,
+        self._record(stmt, params, started, len(rows))
+        return WriteResult(
+            rows,
+            WriteCounters(
+                nodes_created=counters.nodes_created,
+                nodes_deleted=counters.nodes_deleted,
+                relationships_created=counters.relationships_created,
+                relationships_deleted=counters.relationships_deleted,
+                properties_set=counters.properties_set,
+            ),
         )
 
     def run_read(self, tx: ManagedTransaction, name: str, **params: Any) -> list[Row]:

@@ -1,0 +1,61 @@
+from pathlib import Path
+
+import pytest
+
+from service.db.cypher_registry import CypherRegistry, CypherRegistryError
+from service.settings import project_root
+
+
+def _write(root: Path, name: str, text: str) -> None:
+    path = root / f"{name}.cypher"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_names_modes_and_parameters(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "graph/neighbours",
+        "// mode: read\n// why\nMATCH (k {id: $id}) RETURN k LIMIT $limit;\n",
+    )
+    _write(tmp_path, "ingest/put", "// mode: write\nUNWIND $rows AS row MERGE (n:X {id: row.id})")
+    registry = CypherRegistry.load(tmp_path)
+    assert registry.names() == ["graph/neighbours", "ingest/put"]
+    stmt = registry.get("graph/neighbours")
+    assert stmt.mode == "read"
+    assert stmt.text == "MATCH (k {id: $id}) RETURN k LIMIT $limit"
+    assert stmt.parameters == ("id", "limit")
+    assert registry.get("ingest/put").parameters == ("rows",)
+
+
+def test_parameters_inside_strings_are_not_parameters(tmp_path: Path) -> None:
+    _write(tmp_path, "s", "// mode: read\nRETURN '$notaparam; nor this' AS x, $real AS y")
+    assert CypherRegistry.load(tmp_path).get("s").parameters == ("real",)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("MATCH (n) RETURN n", "mode"),
+        ("// mode: delete\nMATCH (n) RETURN n", "mode"),
+        ("// mode: read\nRETURN 1; RETURN 2", "one statement"),
+        ("// mode: read\n", "no statement"),
+    ],
+)
+def test_malformed_files_are_rejected(tmp_path: Path, text: str, message: str) -> None:
+    _write(tmp_path, "bad", text)
+    with pytest.raises(CypherRegistryError, match=message):
+        CypherRegistry.load(tmp_path)
+
+
+def test_unknown_name(tmp_path: Path) -> None:
+    _write(tmp_path, "a", "// mode: read\nRETURN 1")
+    with pytest.raises(CypherRegistryError, match="no Cypher statement named 'b'"):
+        CypherRegistry.load(tmp_path).get("b")
+
+
+def test_shipped_registry_loads_and_every_file_declares_a_mode() -> None:
+    registry = CypherRegistry.load(project_root() / "cypher")
+    assert len(registry) >= 10
+    assert {s.mode for s in registry} <= {"read", "write", "schema"}
+    assert all(s.name.startswith("schema/") for s in registry if s.mode == "schema")
