@@ -1,11 +1,80 @@
-"""`kgs ingest` (filled in by the ingestion work)."""
+"""`kgs ingest PATH [--scope S] [--prune] [--dry-run]`: progress bars and a summary."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
+from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.pipeline import IngestOptions, IngestReport, ingest
+from service.db import graph_session
 from service.settings import Settings
+
+__all__ = ["run_ingest"]
+
+_MAX_PROBLEMS_SHOWN = 50
+
+
+class _Bars:
+    """Three tqdm bars on stderr: files read, paragraphs written, embeddings computed."""
+
+    def __init__(self, enabled: bool) -> None:
+        from tqdm import tqdm
+
+        options = {"disable": not enabled, "file": sys.stderr, "leave": True}
+        self._files = tqdm(desc="files", unit="file", position=0, **options)
+        self._paragraphs = tqdm(desc="paragraphs", unit="par", position=1, **options)
+        self._embeddings = tqdm(desc="embeddings", unit="vec", position=2, **options)
+
+    def files(self, count: int) -> None:
+        self._files.update(count)
+
+    def paragraphs(self, count: int) -> None:
+        self._paragraphs.update(count)
+
+    def embeddings(self, count: int) -> None:
+        self._embeddings.update(count)
+
+    def close(self) -> None:
+        for bar in (self._files, self._paragraphs, self._embeddings):
+            bar.close()
 
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    raise NotImplementedError
+    options = IngestOptions(scope=args.scope, prune=args.prune, dry_run=args.dry_run)
+    embedder = (
+        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
+    )
+    bars = _Bars(enabled=not args.no_progress and sys.stderr.isatty())
+    try:
+        with graph_session(settings) as graph:
+            report = ingest(graph, embedder, Path(args.path), options, settings.ingest, bars)
+    except ValueError as error:  # an invalid --scope
+        print(f"kgs: {error}", file=sys.stderr)
+        return 2
+    finally:
+        bars.close()
+    print(summary(report, dry_run=args.dry_run))
+    return 0
+
+
+def summary(report: IngestReport, *, dry_run: bool) -> str:
+    verb = "would be" if dry_run else ""
+    lines = [
+        f"scopes: {', '.join(report.scopes) or '-'}",
+        f"documents {verb}: added {len(report.added)}, updated {len(report.updated)}, "
+        f"unchanged {len(report.unchanged)}, removed {len(report.removed)}".replace("  ", " "),
+        f"paragraphs written {report.paragraphs_written}, embeddings computed "
+        f"{report.embeddings_computed}, graph writes {report.writes.total}, "
+        f"knowledge points pruned {report.knowledge_points_pruned}, {report.elapsed_s:.1f} s",
+    ]
+    if report.embedding_failure:
+        lines.append(f"embeddings failed, ingested lexical-only: {report.embedding_failure}")
+    errors = [p for p in report.problems if p.severity == "error"]
+    warnings = [p for p in report.problems if p.severity == "warning"]
+    lines.append(f"problems: {len(errors)} files not ingested, {len(warnings)} warnings")
+    lines.extend(f"  {p}" for p in (errors + warnings)[:_MAX_PROBLEMS_SHOWN])
+    if len(report.problems) > _MAX_PROBLEMS_SHOWN:
+        lines.append(f"  ... and {len(report.problems) - _MAX_PROBLEMS_SHOWN} more")
+    return "\n".join(lines)

@@ -110,7 +110,9 @@ def test_cli_status_exit_code(server: LocalNeo4jServer) -> None:
     command = [sys.executable, "-m", "service.cli", "neo4j", "status"]
     server.start()
     running = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert running.returncode == 0 and "Neo4j 5.26" in running.stdout and " running" in running.stdout
+    assert (
+        running.returncode == 0 and "Neo4j 5.26" in running.stdout and " running" in running.stdout
+    )
     server.stop()
     stopped = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     assert stopped.returncode == 3 and "not running" in stopped.stdout

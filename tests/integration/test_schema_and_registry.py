@@ -2,8 +2,8 @@ import pytest
 
 from service.db import Graph
 from service.db.cypher_registry import CypherRegistry
-from service.settings import project_root
 from service.db.schema import KGS_INDEXES, apply_schema, index_report
+from service.settings import project_root
 
 _SHIPPED = CypherRegistry.load(project_root() / "cypher")
 _EXPECTED_QUERY_TYPES = {"read": {"r"}, "write": {"w", "rw"}, "schema": {"s"}}

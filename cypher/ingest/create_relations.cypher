@@ -1,0 +1,15 @@
+// mode: write
+// Typed relations between knowledge points. The type comes from the allowlist only (checked in
+// Python and again here). A knowledge point whose document is not written yet becomes a stub.
+UNWIND $rows AS row
+WITH row WHERE row.type IN $relationTypes
+MERGE (s:KnowledgePoint {scope: $scope, id: row.source})
+  ON CREATE SET s.title = row.source, s.aliases = [], s.aliasText = '', s.stub = true
+MERGE (t:KnowledgePoint {scope: $scope, id: row.target})
+  ON CREATE SET t.title = row.target, t.aliases = [], t.aliasText = '', t.stub = true
+CREATE (s)-[r:$(row.type)]->(t)
+SET r.confidence = row.confidence,
+    r.provenance = row.provenance,
+    r.sourceParagraphId = row.sourceParagraphId,
+    r.sourceLine = row.sourceLine,
+    r.sourceDocumentId = $documentId

@@ -1,0 +1,296 @@
+"""One ingestion run: discover files, parse, skip what is unchanged, embed, write, prune.
+
+Each document is written in its own transaction (see writer.py), so an interrupted run leaves
+every document either at its old version or at its new one; running again completes the rest.
+Per-file problems are collected in the report and never stop the batch.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+
+from ingest.embeddings import Embedder, EmbeddingError
+from ingest.problems import Problem
+from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
+from ingest.writer import delete_document, prune_knowledge_points, write_unit
+from service.db.graph import Graph, WriteCounters
+from service.settings import IngestSettings
+
+__all__ = ["IngestOptions", "IngestReport", "Progress", "discover", "ingest"]
+
+SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+EMBEDDING_OK = "ok"
+EMBEDDING_DISABLED = "disabled"
+_EMBED_CHUNK_PARAGRAPHS = 512  # paragraphs embedded together before their documents are written
+
+
+class IngestOptions(msgspec.Struct, frozen=True, kw_only=True):
+    scope: str | None = None  # None: each top-level folder of the path is a scope
+    prune: bool = False  # remove documents of the ingested scopes whose file is gone
+    dry_run: bool = False
+
+
+class IngestReport(msgspec.Struct, kw_only=True):
+    scopes: list[str] = msgspec.field(default_factory=list)
+    added: list[str] = msgspec.field(default_factory=list)
+    updated: list[str] = msgspec.field(default_factory=list)
+    unchanged: list[str] = msgspec.field(default_factory=list)
+    removed: list[str] = msgspec.field(default_factory=list)
+    problems: list[Problem] = msgspec.field(default_factory=list)
+    paragraphs_written: int = 0
+    embeddings_computed: int = 0
+    embedding_failure: str | None = None
+    knowledge_points_pruned: int = 0
+    writes: WriteCounters = msgspec.field(default_factory=WriteCounters)
+    elapsed_s: float = 0.0
+
+    @property
+    def failed_files(self) -> list[str]:
+        return sorted({p.path for p in self.problems if p.severity == "error"})
+
+
+class Progress(Protocol):
+    def files(self, count: int) -> None: ...
+    def paragraphs(self, count: int) -> None: ...
+    def embeddings(self, count: int) -> None: ...
+
+
+class _Silent:
+    def files(self, count: int) -> None: ...
+    def paragraphs(self, count: int) -> None: ...
+    def embeddings(self, count: int) -> None: ...
+
+
+class SourceFile(msgspec.Struct, frozen=True):
+    scope: str
+    path: str  # relative to the knowledge base root
+    file: Path
+
+
+def discover(root: Path, scope: str | None) -> tuple[list[SourceFile], list[Problem]]:
+    """Markdown files under `root` with their scope and knowledge-base path.
+
+    Without `scope`, each top-level folder is a scope and Markdown files directly in `root`
+    (the knowledge base's own README and notes) are not content. Hidden entries are skipped.
+    """
+    problems: list[Problem] = []
+    if not root.exists():
+        raise FileNotFoundError(f"no such file or directory: {root}")
+    if scope is not None and not SCOPE_NAME.match(scope):
+        raise ValueError(f"invalid scope name {scope!r} (letters, digits, '.', '_', '-'; max 64)")
+    if root.is_file():
+        name = scope or root.resolve().parent.name
+        return [SourceFile(name, f"{name}/{root.name}", root)], problems
+    found: list[SourceFile] = []
+    if scope is not None:
+        return [SourceFile(scope, f"{scope}/{rel}", f) for rel, f in _markdown(root)], problems
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if not SCOPE_NAME.match(folder.name):
+            problems.append(
+                Problem(folder.name, 0, "error", "folder name is not a valid scope name")
+            )
+            continue
+        found.extend(
+            SourceFile(folder.name, f"{folder.name}/{rel}", f) for rel, f in _markdown(folder)
+        )
+    return found, problems
+
+
+def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
+    for file in sorted(folder.rglob("*.md")):
+        rel = file.relative_to(folder)
+        if not any(part.startswith(".") for part in rel.parts) and file.is_file():
+            yield rel.as_posix(), file
+
+
+def ingest(
+    graph: Graph,
+    embedder: Embedder | None,
+    root: Path,
+    options: IngestOptions,
+    settings: IngestSettings,
+    progress: Progress | None = None,
+) -> IngestReport:
+    started = time.perf_counter()
+    progress = progress or _Silent()
+    report = IngestReport()
+    files, problems = discover(root, options.scope)
+    report.problems.extend(problems)
+    by_scope: dict[str, list[SourceFile]] = {}
+    for source in files:
+        by_scope.setdefault(source.scope, []).append(source)
+    state = _EmbeddingState(embedder)
+    for scope, scope_files in by_scope.items():
+        report.scopes.append(scope)
+        _ingest_scope(graph, state, scope, scope_files, options, settings, progress, report,
+                      whole_scope=root.is_dir())  # fmt: skip
+    report.embedding_failure = state.failure
+    report.elapsed_s = round(time.perf_counter() - started, 3)
+    return report
+
+
+class _EmbeddingState:
+    """The embedder, until it fails once; afterwards the run continues lexical-only."""
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self.embedder = embedder
+        self.failure: str | None = None
+
+    @property
+    def status_if_missing(self) -> str:
+        if self.embedder is None:
+            return EMBEDDING_DISABLED
+        return f"failed: {self.failure}" if self.failure else EMBEDDING_OK
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]] | None:
+        if self.embedder is None or self.failure is not None:
+            return None
+        try:
+            return self.embedder.embed(texts)
+        except EmbeddingError as error:
+            self.failure = str(error)
+            return None
+
+
+def _ingest_scope(
+    graph: Graph,
+    embedding: _EmbeddingState,
+    scope: str,
+    files: list[SourceFile],
+    options: IngestOptions,
+    settings: IngestSettings,
+    progress: Progress,
+    report: IngestReport,
+    *,
+    whole_scope: bool,
+) -> None:
+    parsed: list[ParsedSource] = []
+    for source in files:
+        result = _read(source, settings)
+        progress.files(1)
+        if isinstance(result, Problem):
+            report.problems.append(result)
+        else:
+            parsed.append(result)
+    index = _knowledge_point_index(graph, scope, parsed, report)
+    model = embedding.embedder.name if embedding.embedder else "none"
+    units = [build_unit(p, index, model=model) for p in parsed]
+    existing = {row["path"]: row for row in graph.read("ingest/document_states", scope=scope)}
+    wanted_status = embedding.status_if_missing
+    changed: list[DocumentUnit] = []
+    for unit in units:
+        report.problems.extend(unit.problems)
+        before = existing.get(unit.path)
+        if (
+            before
+            and before["unitHash"] == unit.unit_hash
+            and before["embeddingStatus"] == wanted_status
+        ):
+            report.unchanged.append(unit.path)
+        else:
+            changed.append(unit)
+            (report.updated if before else report.added).append(unit.path)
+    gone = sorted(set(existing) - {u.path for u in units}) if options.prune and whole_scope else []
+    if options.dry_run:
+        report.removed.extend(gone)
+        return
+    for chunk in _chunks(changed, _EMBED_CHUNK_PARAGRAPHS):
+        vectors, status = _vectors(graph, embedding, chunk, progress, report)
+        for unit in chunk:
+            report.writes = report.writes + write_unit(graph, unit, vectors, status)
+            report.paragraphs_written += len(unit.paragraphs)
+            progress.paragraphs(len(unit.paragraphs))
+    for path in gone:
+        report.writes = report.writes + delete_document(graph, str(existing[path]["id"]))
+        report.removed.append(path)
+    report.knowledge_points_pruned += prune_knowledge_points(graph, scope)
+
+
+def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Problem:
+    size = source.file.stat().st_size
+    if size > settings.max_file_bytes:
+        return Problem(
+            source.path,
+            0,
+            "error",
+            f"{size} bytes is over the {settings.max_file_bytes}-byte limit",
+        )
+    raw = source.file.read_bytes()
+    if b"\x00" in raw:
+        return Problem(source.path, 0, "error", "binary content (NUL bytes), not Markdown")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        return Problem(source.path, line, "error", f"not valid UTF-8 at byte {error.start}")
+    return read_source(
+        source.scope, source.path, text, max_block_chars=settings.max_paragraph_chars
+    )
+
+
+def _knowledge_point_index(
+    graph: Graph, scope: str, parsed: list[ParsedSource], report: IngestReport
+) -> KnowledgePointIndex:
+    """Knowledge points of this batch first, then those already in the graph for the scope."""
+    entries: list[tuple[str, str, Sequence[str]]] = []
+    paths: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for source in parsed:
+        for kp in source.knowledge_points:
+            if kp.link == "DESCRIBED_IN" and kp.id in owner:
+                report.problems.append(
+                    Problem(source.path, 0, "warning",
+                            f"knowledge point id {kp.id!r} is also described by {owner[kp.id]}")
+                )  # fmt: skip
+            owner.setdefault(kp.id, source.path)
+            entries.append((kp.id, kp.title, kp.aliases))
+        paths[source.path] = source.primary_id
+    for row in graph.read("ingest/scope_knowledge_points", scope=scope):
+        entries.append((row["id"], row["title"] or row["id"], row["aliases"] or []))
+        for path in row["paths"]:
+            paths.setdefault(path, row["id"])
+    return KnowledgePointIndex(entries, paths)
+
+
+def _vectors(
+    graph: Graph,
+    embedding: _EmbeddingState,
+    chunk: list[DocumentUnit],
+    progress: Progress,
+    report: IngestReport,
+) -> tuple[dict[str, list[float]], str]:
+    """Vectors for the chunk's paragraphs that lack one for their current text and model."""
+    if embedding.embedder is None:
+        return {}, EMBEDDING_DISABLED
+    have = {
+        row["id"]: row["embeddingHash"]
+        for row in graph.read(
+            "ingest/paragraph_embedding_hashes", documentIds=[u.id for u in chunk]
+        )
+    }
+    todo = [p for u in chunk for p in u.paragraphs if have.get(p["id"]) != p["embeddingHash"]]
+    vectors = embedding.embed([p["embeddingText"] for p in todo]) if todo else []
+    if vectors is None:
+        return {}, embedding.status_if_missing
+    report.embeddings_computed += len(vectors)
+    progress.embeddings(len(vectors))
+    return {p["id"]: v for p, v in zip(todo, vectors, strict=True)}, EMBEDDING_OK
+
+
+def _chunks(units: list[DocumentUnit], paragraphs: int) -> Iterator[list[DocumentUnit]]:
+    chunk: list[DocumentUnit] = []
+    size = 0
+    for unit in units:
+        chunk.append(unit)
+        size += len(unit.paragraphs)
+        if size >= paragraphs:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
