@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import Graph, open_graph
 from service.db.selection import Connection
 from service.settings import Settings
@@ -67,3 +68,8 @@ def delete_scope(graph: Graph, name: str) -> None:
         )
         if result.rows[0]["deleted"] == 0:
             return
+
+
+@pytest.fixture(scope="session")
+def embedder(settings: Settings) -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(settings.embedding)

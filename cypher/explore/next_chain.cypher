@@ -1,0 +1,9 @@
+// mode: read
+// The NEXT chain from a document's first paragraph: the ids in the order the chain visits them.
+// :param path => 'waterglass/waterglass.md'
+MATCH (d:Document {path: $path})
+MATCH (first:Paragraph {documentId: d.id})
+WHERE NOT EXISTS { (:Paragraph)-[:NEXT]->(first) }
+MATCH chain = (first)-[:NEXT*0..]->(last:Paragraph)
+WHERE NOT EXISTS { (last)-[:NEXT]->() }
+RETURN [p IN nodes(chain) | p.id] AS ids
