@@ -1,13 +1,13 @@
 // mode: read
-// How much of each kind a scope holds.
+// How much of each kind a scope holds (a row per label, zeros included).
 // :param scope => 'waterglass'
 CALL {
-  MATCH (d:Document {scope: $scope}) RETURN 'Document' AS label, count(d) AS nodes
+  MATCH (d:Document {scope: $scope}) WITH count(d) AS nodes RETURN 'Document' AS label, nodes
   UNION ALL
-  MATCH (h:Heading {scope: $scope}) RETURN 'Heading' AS label, count(h) AS nodes
+  MATCH (h:Heading {scope: $scope}) WITH count(h) AS nodes RETURN 'Heading' AS label, nodes
   UNION ALL
-  MATCH (p:Paragraph {scope: $scope}) RETURN 'Paragraph' AS label, count(p) AS nodes
+  MATCH (p:Paragraph {scope: $scope}) WITH count(p) AS nodes RETURN 'Paragraph' AS label, nodes
   UNION ALL
-  MATCH (k:KnowledgePoint {scope: $scope}) RETURN 'KnowledgePoint' AS label, count(k) AS nodes
+  MATCH (k:KnowledgePoint {scope: $scope}) WITH count(k) AS nodes RETURN 'KnowledgePoint' AS label, nodes
 }
 RETURN label, nodes

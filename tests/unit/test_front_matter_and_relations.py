@@ -43,7 +43,9 @@ def test_malformed_yaml_names_its_line() -> None:
 
 def test_declared_knowledge_points() -> None:
     front, warnings = parse_front_matter(
-        "knowledge_points:\n  - {id: ghost, title: Ghost neighbour, aliases: [spook]}\n  - {title: no id}\n",
+        "knowledge_points:\n"
+        "  - {id: ghost, title: Ghost neighbour, aliases: [spook]}\n"
+        "  - {title: no id}\n",
         2,
     )
     assert [(k.id, k.title, k.aliases) for k in front.knowledge_points] == [

@@ -1,0 +1,213 @@
+"""Changes over time: edited, deleted and malformed files, a killed run, a failing model."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.pipeline import IngestOptions, ingest
+from service.db import Graph
+from service.settings import EmbeddingSettings, Settings
+from tests.integration.conftest import delete_scope
+
+ALPHA = """---
+id: alpha
+aliases: [first]
+relations:
+  - {type: CONTRASTS_WITH, target: beta, confidence: 0.9}
+---
+# Alpha
+
+Alpha opens the alphabet.
+
+## Details
+
+Alpha has a second paragraph.
+
+Alpha has a third paragraph that links to [Beta](beta.md).
+"""
+
+BETA = """---
+relations:
+  - {type: PRECEDES, target: alpha, confidence: 0.6}
+---
+# Beta
+
+Beta follows alpha.
+
+```mermaid
+flowchart LR
+  B[Beta] -->|analogous to| A[Alpha]
+```
+"""
+
+MALFORMED = "---\nid: broken\ntitle: a: b\n---\n# Broken\n\nNever ingested.\n"
+
+
+def _kb(root: Path, scope: str, files: dict[str, str]) -> Path:
+    folder = root / scope
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _paragraph_ids(graph: Graph, path: str) -> list[str]:
+    return [r["id"] for r in graph.read("explore/document_paragraphs", path=path)]
+
+
+def test_change_delete_and_malformed_files(
+    graph: Graph,
+    settings: Settings,
+    embedder: SentenceTransformerEmbedder,
+    scope: str,
+    tmp_path: Path,
+) -> None:
+    root = _kb(tmp_path, scope, {"alpha.md": ALPHA, "beta.md": BETA, "broken.md": MALFORMED})
+    first = ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+    assert sorted(first.added) == [f"{scope}/alpha.md", f"{scope}/beta.md"]
+    assert first.failed_files == [f"{scope}/broken.md"]
+    problem = next(p for p in first.problems if p.severity == "error")
+    assert problem.line == 3 and "malformed YAML" in problem.message
+
+    alpha, beta = f"{scope}/alpha.md", f"{scope}/beta.md"
+    alpha_ids, beta_ids = _paragraph_ids(graph, alpha), _paragraph_ids(graph, beta)
+    relations = {(r["source"], r["type"], r["target"], r["provenance"])
+                 for r in graph.read("explore/scope_relations", scope=scope)}  # fmt: skip
+    assert relations == {
+        ("alpha", "CONTRASTS_WITH", "beta", "front_matter"),
+        ("alpha", "REFERENCES", "beta", "link"),
+        ("beta", "PRECEDES", "alpha", "front_matter"),
+        ("beta", "ANALOGOUS_TO", "alpha", "mermaid"),
+    }
+
+    # Edit one paragraph of alpha: exactly that paragraph is replaced, beta is not touched.
+    (root / scope / "alpha.md").write_text(
+        ALPHA.replace("a second paragraph", "an edited paragraph"), encoding="utf-8"
+    )
+    second = ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+    assert second.updated == [alpha] and second.added == []
+    assert second.unchanged == [beta]
+    assert second.embeddings_computed == 1
+    new_ids = _paragraph_ids(graph, alpha)
+    assert len(set(alpha_ids) - set(new_ids)) == 1 and len(set(new_ids) - set(alpha_ids)) == 1
+    assert _paragraph_ids(graph, beta) == beta_ids
+    texts = [r["text"] for r in graph.read("explore/document_paragraphs", path=alpha)]
+    assert "Alpha has an edited paragraph." in texts
+    assert "Alpha has a second paragraph." not in texts
+
+    # Delete beta: with --prune its document, paragraphs, knowledge point and relations go.
+    (root / scope / "beta.md").unlink()
+    third = ingest(graph, embedder, root, IngestOptions(prune=True), settings.ingest)
+    assert third.removed == [beta]
+    assert graph.read("explore/document_paragraphs", path=beta) == []
+    remaining = {(r["source"], r["type"], r["target"])
+                 for r in graph.read("explore/scope_relations", scope=scope)}  # fmt: skip
+    # alpha's own relations to beta now have no target document: beta is pruned with them.
+    assert remaining == set()
+    counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=scope)}
+    assert counts == {"Document": 1, "Heading": 2, "Paragraph": 3, "KnowledgePoint": 1}
+
+
+def test_dry_run_writes_nothing(
+    graph: Graph, settings: Settings, scope: str, tmp_path: Path
+) -> None:
+    root = _kb(tmp_path, scope, {"alpha.md": ALPHA})
+    report = ingest(graph, None, root, IngestOptions(dry_run=True), settings.ingest)
+    assert report.added == [f"{scope}/alpha.md"]
+    assert report.writes.total == 0
+    counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=scope)}
+    assert set(counts.values()) == {0}
+
+
+def test_model_failure_degrades_to_lexical_only_then_recovers(
+    graph: Graph,
+    settings: Settings,
+    embedder: SentenceTransformerEmbedder,
+    scope: str,
+    tmp_path: Path,
+) -> None:
+    root = _kb(tmp_path, scope, {"alpha.md": ALPHA, "beta.md": BETA})
+    broken = SentenceTransformerEmbedder(EmbeddingSettings(model="/nonexistent/model-dir"))
+    report = ingest(graph, broken, root, IngestOptions(), settings.ingest)
+    assert report.failed_files == [] and len(report.added) == 2
+    assert report.embedding_failure and "cannot load embedding model" in report.embedding_failure
+    rows = graph.read("explore/document_paragraphs", path=f"{scope}/alpha.md")
+    assert rows and not any(r["embedded"] for r in rows)
+
+    healed = ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+    assert sorted(healed.updated) == [f"{scope}/alpha.md", f"{scope}/beta.md"]
+    assert healed.embeddings_computed == healed.paragraphs_written
+    rows = graph.read("explore/document_paragraphs", path=f"{scope}/alpha.md")
+    assert all(r["embedded"] for r in rows)
+
+
+def _snapshot(graph: Graph, scope: str, paths: list[str]) -> dict[str, object]:
+    return {
+        "counts": graph.read("explore/scope_overview", scope=scope),
+        "relations": graph.read("explore/scope_relations", scope=scope),
+        "paragraphs": {p: graph.read("explore/document_paragraphs", path=p) for p in paths},
+        "headings": {p: graph.read("explore/document_headings", path=p) for p in paths},
+    }
+
+
+def test_killed_ingest_then_rerun_equals_a_clean_ingest(
+    graph: Graph, cli_env: dict[str, str], scope: str, tmp_path: Path
+) -> None:
+    documents = 120
+    files = {
+        f"doc-{i:03}.md": (
+            "---\nrelations:\n"
+            f"  - {{type: PRECEDES, target: doc-{(i + 1) % documents:03}, confidence: 0.7}}\n---\n"
+            f"# Document {i}\n\n"
+            + "\n\n".join(
+                f"## Part {j}\n\nParagraph {j} of document {i} about topic {i % 7}."
+                for j in range(8)
+            )
+            + "\n"
+        )
+        for i in range(documents)
+    }
+    root = _kb(tmp_path, scope, files)
+    paths = [f"{scope}/{name}" for name in files]
+    command = [sys.executable, "-m", "service.cli", "ingest", str(root), "--no-progress"]
+    process = subprocess.Popen(
+        command, env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    written = 0
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        written = graph.read("explore/scope_overview", scope=scope)[0]["nodes"]
+        if written > 0:
+            break
+        time.sleep(0.02)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    assert 0 < written < documents, f"kill did not land mid-run ({written} documents written)"
+
+    rerun = subprocess.run(command, env=cli_env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    after_rerun = _snapshot(graph, scope, paths)
+
+    delete_scope(graph, scope)
+    clean = subprocess.run(command, env=cli_env, capture_output=True, text=True, timeout=600)
+    assert clean.returncode == 0, clean.stderr
+    assert _snapshot(graph, scope, paths) == after_rerun
+    counts = {r["label"]: r["nodes"] for r in after_rerun["counts"]}  # type: ignore[attr-defined]
+    assert counts == {"Document": documents, "Heading": 9 * documents, "Paragraph": 8 * documents,
+                      "KnowledgePoint": documents}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["bad scope!", "../escape"])
+def test_invalid_scope_is_refused(
+    graph: Graph, settings: Settings, tmp_path: Path, name: str
+) -> None:
+    with pytest.raises(ValueError, match="invalid scope"):
+        ingest(graph, None, tmp_path, IngestOptions(scope=name), settings.ingest)
