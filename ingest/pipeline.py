@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -200,12 +201,22 @@ def _ingest_scope(
     if options.dry_run:
         report.removed.extend(gone)
         return
-    for chunk in _chunks(changed, _EMBED_CHUNK_PARAGRAPHS):
-        vectors, status = _vectors(graph, embedding, chunk, progress, report)
-        for unit in chunk:
-            report.writes = report.writes + write_unit(graph, unit, vectors, status)
-            report.paragraphs_written += len(unit.paragraphs)
-            progress.paragraphs(len(unit.paragraphs))
+    # The model embeds chunk N+1 while chunk N is written: torch and the Bolt round trips both
+    # release the GIL, so graph writes hide behind the model instead of adding to it.
+    chunks = list(_chunks(changed, _EMBED_CHUNK_PARAGRAPHS))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as pool:
+        pending = pool.submit(_vectors, graph, embedding, chunks[0]) if chunks else None
+        for number, chunk in enumerate(chunks):
+            assert pending is not None
+            vectors, status = pending.result()
+            if number + 1 < len(chunks):
+                pending = pool.submit(_vectors, graph, embedding, chunks[number + 1])
+            report.embeddings_computed += len(vectors)
+            progress.embeddings(len(vectors))
+            for unit in chunk:
+                report.writes = report.writes + write_unit(graph, unit, vectors, status)
+                report.paragraphs_written += len(unit.paragraphs)
+                progress.paragraphs(len(unit.paragraphs))
     for path in gone:
         report.writes = report.writes + delete_document(graph, str(existing[path]["id"]))
         report.removed.append(path)
@@ -259,11 +270,7 @@ def _knowledge_point_index(
 
 
 def _vectors(
-    graph: Graph,
-    embedding: _EmbeddingState,
-    chunk: list[DocumentUnit],
-    progress: Progress,
-    report: IngestReport,
+    graph: Graph, embedding: _EmbeddingState, chunk: list[DocumentUnit]
 ) -> tuple[dict[str, list[float]], str]:
     """Vectors for the chunk's paragraphs that lack one for their current text and model."""
     if embedding.embedder is None:
@@ -278,8 +285,6 @@ def _vectors(
     vectors = embedding.embed([p["embeddingText"] for p in todo]) if todo else []
     if vectors is None:
         return {}, embedding.status_if_missing
-    report.embeddings_computed += len(vectors)
-    progress.embeddings(len(vectors))
     return {p["id"]: v for p, v in zip(todo, vectors, strict=True)}, EMBEDDING_OK
 
 

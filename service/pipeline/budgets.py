@@ -1,0 +1,42 @@
+"""Budget profiles of the context pack and the pipeline's other named limits (DESIGN.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = ["BUDGETS", "Budget", "BudgetProfile", "PipelineSettings"]
+
+BudgetProfile = Literal["base", "causal", "deep"]
+
+
+class Budget(msgspec.Struct, frozen=True, kw_only=True):
+    profile: BudgetProfile
+    fragments: int
+    fragment_chars: int
+    total_chars: int
+
+
+BUDGETS: dict[BudgetProfile, Budget] = {
+    "base": Budget(profile="base", fragments=14, fragment_chars=1400, total_chars=5600),
+    "causal": Budget(profile="causal", fragments=20, fragment_chars=1500, total_chars=7600),
+    "deep": Budget(profile="deep", fragments=24, fragment_chars=1600, total_chars=9000),
+}
+
+
+class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Limits of one question's evidence path; every one has a unit in its name."""
+
+    retrieval_candidates: int = 40  # per channel (full-text, vector) before fusion
+    rrf_k: int = 60  # reciprocal rank fusion constant
+    top_k: int = 8  # fused paragraph hits kept
+    vector_oversample: int = 4  # vector candidates fetched per wanted hit (scope post-filter)
+    window_paragraphs: int = 5  # local window each side of a span
+    window_paragraphs_structured: int = 2  # inside tables, code and Mermaid
+    window_paragraphs_wide: int = 7  # causal and deep questions
+    graph_window: int = 3  # predecessors and successors each
+    graph_window_deep: int = 5
+    min_relation_confidence: float = 0.5
+    high_confidence: float = 0.9  # a path this confident may use the deep window
+    max_query_chars: int = 2000
