@@ -19,10 +19,11 @@ install: $(STAMP)
 # Provision the database the way the code chooses it (NEO4J_URI, Docker, or the local server),
 # apply the schema, ingest the shipped knowledge base, serve the API on 127.0.0.1:8000.
 run: install
-	$(KGS) ingest knowledge_base
+	$(KGS) ingest knowledge_base --prune
 	$(KGS) serve --host 127.0.0.1 --port 8000
 
-# Same provisioning, then every test against the real Neo4j.
+# Same provisioning (the test session chooses and starts Neo4j like the service does), then
+# lint, type checks and every test against the real Neo4j.
 test: install
 	$(KGS) neo4j ensure
 	$(BIN)/ruff check service ingest tests

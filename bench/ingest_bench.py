@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.markdown import parse_markdown
@@ -58,7 +57,8 @@ def generate(documents: int, paragraphs: int, seed: int = 7) -> int:
             f"aliases: [topic {i}, bench {i}]",
             "relations:",
             f"  - {{type: PRECEDES, target: doc-{(i + 1) % documents:05}, confidence: 0.8}}",
-            f"  - {{type: CONTRASTS_WITH, target: doc-{rng.randrange(documents):05}, confidence: 0.6}}",
+            f"  - {{type: CONTRASTS_WITH, target: doc-{rng.randrange(documents):05}, "
+            "confidence: 0.6}",
             "---",
             f"# Bench topic {i}",
             "",
@@ -120,8 +120,10 @@ def main() -> None:
     paragraphs = generate(args.documents, args.paragraphs)
     print(f"corpus: {args.documents} documents, {paragraphs} paragraphs in {OUT}", flush=True)
     with graph_session(settings) as graph:
-        while graph.write("admin/delete_scope_batch", scope=SCOPE, limit=_DELETE_BATCH).rows[0]["deleted"]:
-            pass
+        deleted = None
+        while deleted != 0:
+            result = graph.write("admin/delete_scope_batch", scope=SCOPE, limit=_DELETE_BATCH)
+            deleted = result.rows[0]["deleted"]
     model_rate = embedding_only(settings)
     print(f"embedding only: {model_rate:.1f} paragraphs/s", flush=True)
     first_s, rss_kib, summary = run_ingest()
@@ -134,7 +136,8 @@ def main() -> None:
         ("embedding-only throughput", f"{model_rate:.1f} paragraphs/s"),
         ("end-to-end ingest", f"{first_s:.1f} s = {rate:.1f} paragraphs/s "
                               f"({100 * rate / model_rate:.0f}% of embedding-only; target >= 75%)"),
-        ("unchanged re-ingest", f"{second_s:.1f} s ({first_s / second_s:.0f}x faster; target >= 20x)"),
+        ("unchanged re-ingest", f"{second_s:.1f} s "
+                                f"({first_s / second_s:.0f}x faster; target >= 20x)"),
         ("peak RSS of ingest process", f"{max(rss_kib, rss2_kib) / 1024:.0f} MiB (target <= 2048)"),
     ]  # fmt: skip
     width = max(len(name) for name, _ in rows)

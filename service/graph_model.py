@@ -48,14 +48,14 @@ RELATION_TYPES: tuple[str, ...] = (
 )
 
 
-class Relation(StructuredRel):  # type: ignore[misc]
+class Relation(StructuredRel):
     confidence = FloatProperty(required=True)
     provenance = StringProperty(choices={"front_matter": "", "mermaid": "", "link": ""})
     source_paragraph_id = StringProperty(db_property="sourceParagraphId")
     source_document_id = StringProperty(db_property="sourceDocumentId")
 
 
-class Paragraph(StructuredNode):  # type: ignore[misc]
+class Paragraph(StructuredNode):
     uid = StringProperty(db_property="id", unique_index=True, required=True)
     scope = StringProperty(required=True)
     kind = StringProperty(
@@ -74,7 +74,7 @@ class Paragraph(StructuredNode):  # type: ignore[misc]
     next = RelationshipTo("Paragraph", "NEXT")
 
 
-class Heading(StructuredNode):  # type: ignore[misc]
+class Heading(StructuredNode):
     uid = StringProperty(db_property="id", unique_index=True, required=True)
     scope = StringProperty(required=True)
     text = StringProperty(required=True)
@@ -90,7 +90,7 @@ class Heading(StructuredNode):  # type: ignore[misc]
     paragraphs = RelationshipTo("Paragraph", "HAS_PARAGRAPH")
 
 
-class Document(StructuredNode):  # type: ignore[misc]
+class Document(StructuredNode):
     uid = StringProperty(db_property="id", unique_index=True, required=True)
     scope = StringProperty(required=True)
     path = StringProperty(required=True)
@@ -106,7 +106,7 @@ class Document(StructuredNode):  # type: ignore[misc]
     headings = RelationshipTo("Heading", "HAS_HEADING")
 
 
-class KnowledgePoint(StructuredNode):  # type: ignore[misc]
+class KnowledgePoint(StructuredNode):
     uid = StringProperty(db_property="id", required=True)
     scope = StringProperty(required=True)
     title = StringProperty(required=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from litestar import Litestar
 
@@ -30,7 +30,7 @@ class AppResources:
         self.graph = None
 
 
-def lifespan(resources: AppResources) -> Callable[[Litestar], AsyncIterator[None]]:
+def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def _lifespan(app: Litestar) -> AsyncIterator[None]:
         resources.open()
@@ -39,4 +39,4 @@ def lifespan(resources: AppResources) -> Callable[[Litestar], AsyncIterator[None
         finally:
             resources.close()
 
-    return _lifespan  # type: ignore[return-value]
+    return _lifespan

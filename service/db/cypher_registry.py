@@ -97,7 +97,7 @@ def _parse(name: str, path: Path) -> Statement:
     text = "\n".join(lines[body_start:]).strip().removesuffix(";").rstrip()
     if ";" in _strip_strings(text):
         raise CypherRegistryError(f"{path}: one statement per file (found ';' inside)")
-    return Statement(name=name, mode=mode, text=text, path=path)  # type: ignore[arg-type]
+    return Statement(name=name, mode=mode, text=text, path=path)
 
 
 def _strip_strings(text: str) -> str:

@@ -151,7 +151,7 @@ class Graph:
     def query_type(self, text: str, params: Mapping[str, Any] | None = None) -> str:
         """Neo4j's own classification of a statement via EXPLAIN: 'r', 'rw', 'w' or 's'."""
         with self._session() as session:
-            summary = session.run(Query("EXPLAIN " + text), dict(params or {})).consume()  # type: ignore[arg-type]
+            summary = session.run(Query("EXPLAIN " + text), dict(params or {})).consume()
             return str(summary.query_type)
 
     def read_text(self, text: str, params: Mapping[str, Any]) -> list[Row]:
@@ -161,7 +161,7 @@ class Graph:
             raise ReadOnlyViolation(f"refused: the statement is of type {kind!r}, only reads run")
 
         def rows(tx: ManagedTransaction) -> list[Row]:
-            return [record.data() for record in tx.run(text, dict(params))]  # type: ignore[arg-type]
+            return [record.data() for record in tx.run(text, dict(params))]
 
         with self._session() as session:
             return session.execute_read(self._unit(rows, "kgs cypher"))
@@ -172,7 +172,7 @@ class Graph:
             yield session
 
     def _query(self, stmt: Statement) -> Query:
-        return Query(stmt.text, metadata={"kgs.statement": stmt.name}, timeout=self.query_timeout_s)  # type: ignore[arg-type]
+        return Query(stmt.text, metadata={"kgs.statement": stmt.name}, timeout=self.query_timeout_s)
 
     def _unit(self, work: Callable[..., T], label: str) -> Callable[..., T]:
         """Transaction timeout and metadata (visible in SHOW TRANSACTIONS and query.log)."""

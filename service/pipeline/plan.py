@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from service.pipeline.budgets import BUDGETS, Budget
+from service.pipeline.budgets import BUDGETS, Budget, BudgetProfile
 
 __all__ = ["Depth", "Intent", "QueryPlan", "key_terms", "plan_query"]
 
@@ -46,20 +46,28 @@ _DEEP = re.compile(
 _OPERAND_PATTERNS = (
     re.compile(r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(?P<b>.+)", re.I),
     re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)", re.I),
-    re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+)", re.I),
+    re.compile(
+        r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+)", re.I
+    ),
     re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus|compared (?:to|with)|or)\s+(?P<b>.+)", re.I),
-    re.compile(r"(?:比较|对比)?(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:的)?(?:区别|不同|差异|比较|对比|相比)"),
+    re.compile(
+        r"(?:比较|对比)?(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:的)?(?:区别|不同|差异|比较|对比|相比)"
+    ),
 )
 _LEADING = re.compile(
     r"^(?:what(?:'s| is| are)?|which|the|a|an|between|is|are|of)\s+", re.IGNORECASE
 )
 _TRAILING = re.compile(
-    r"\s+(?:materials?|in detail|in depth|please|for me|better|now)$|[?？!！。.,，\s]+$", re.IGNORECASE
+    r"\s+(?:materials?|in detail|in depth|please|for me|better|now)$|[?？!！。.,，\s]+$",
+    re.IGNORECASE,
 )
 _STOPWORDS = frozenset(
-    "a an and are as at be between by can compare difference do does for from how i in is it "
-    "its of on or the their there these this to vs versus was what when where which who why "
-    "with you your explain deep detail please tell me about".split()
+    re.findall(
+        r"\w+",
+        "a an and are as at be between by can compare difference do does for from how i in is it "
+        "its of on or the their there these this to vs versus was what when where which who why "
+        "with you your explain deep detail please tell me about",
+    )
 )
 _TOKEN = re.compile(r"[\w][\w\-./]*", re.UNICODE)
 
@@ -101,7 +109,9 @@ def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
         reasons.append(f"depth={depth}: {'explicit depth cue' if depth == 'deep' else 'default'}")
     else:
         reasons.append(f"depth={depth}: requested")
-    profile = "deep" if depth == "deep" else "causal" if intent == "causal" else "base"
+    profile: BudgetProfile = (
+        "deep" if depth == "deep" else "causal" if intent == "causal" else "base"
+    )
     return QueryPlan(
         query=text,
         scope=scope,
