@@ -25,8 +25,8 @@ run: install
 # Same provisioning (the test session chooses and starts Neo4j like the service does), then
 # lint, type checks and every test against the real Neo4j.
 test: install
-	$(KGS) neo4j ensure
-	$(BIN)/ruff check service ingest tests
+	$(BIN)/ruff check service ingest tests bench
+	$(BIN)/mypy
 	$(BIN)/pytest -p no:cacheprovider tests
 
 lint: install
