@@ -60,11 +60,11 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def summary(report: IngestReport, *, dry_run: bool) -> str:
-    verb = "would be" if dry_run else ""
+    documents = "documents (dry run, nothing written)" if dry_run else "documents"
     lines = [
         f"scopes: {', '.join(report.scopes) or '-'}",
-        f"documents {verb}: added {len(report.added)}, updated {len(report.updated)}, "
-        f"unchanged {len(report.unchanged)}, removed {len(report.removed)}".replace("  ", " "),
+        f"{documents}: added {len(report.added)}, updated {len(report.updated)}, "
+        f"unchanged {len(report.unchanged)}, removed {len(report.removed)}",
         f"paragraphs written {report.paragraphs_written}, embeddings computed "
         f"{report.embeddings_computed}, graph writes {report.writes.total}, "
         f"knowledge points pruned {report.knowledge_points_pruned}, {report.elapsed_s:.1f} s",
