@@ -1,0 +1,1 @@
+"""The evidence pipeline: plan, retrieval, graph context, augmentation, context pack."""
