@@ -26,6 +26,7 @@ from ingest.markdown import Block, MarkdownDocument, parse_markdown
 from ingest.mermaid import parse_mermaid_edges
 from ingest.problems import Problem
 from ingest.relation_labels import compact_key, relation_for_label, slug
+from service.scope import scope_key
 
 __all__ = [
     "PARSER_VERSION",
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 # Bump when parsing or id derivation changes: every document is then rewritten once.
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 _LINK_CONFIDENCE = 0.5
 _MERMAID_CONFIDENCE = 0.7
 _SUMMARY_CHARS = 280
@@ -222,6 +223,7 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
                 "endLine": block.end_line,
                 "headingPath": list(block.heading_path),
                 "headingText": " > ".join(block.heading_path),
+                "scopeKey": scope_key(parsed.scope),
                 "headingId": heading_ids[block.heading] if block.heading >= 0 else None,
                 "contentHash": _hash(block.text),
                 "embeddingHash": _hash(model, embedding_text),

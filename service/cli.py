@@ -26,6 +26,7 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 # Errors with a message meant for the user; anything else is a bug and keeps its traceback.
 _USER_ERRORS = (
+    ValueError,  # bad questions, probe files and scopes carry their own message
     LocalNeo4jError,
     SettingsError,
     CypherRegistryError,
@@ -81,6 +82,24 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--dry-run", action="store_true", help="parse and report, write nothing")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bars")
     ingest.set_defaults(run=_ingest)
+
+    for name, helptext in (
+        ("ask", "answer a question from one scope"),
+        ("explain", "print each stage's Cypher for a question"),
+    ):
+        ask = sub.add_parser(name, help=helptext)
+        ask.add_argument("question")
+        ask.add_argument("--scope", required=True, help="the scope (knowledge base folder)")
+        ask.add_argument("--depth", choices=["normal", "deep"])
+        ask.add_argument("--top-k", type=int, dest="top_k")
+        if name == "ask":
+            ask.add_argument("--json", action="store_true", help="the whole response with trace")
+        ask.set_defaults(run=_ask if name == "ask" else _explain)
+
+    probe = sub.add_parser("probe", help="run probe cases against the pipeline")
+    probe.add_argument("cases", help="a probe case file (YAML)")
+    probe.add_argument("--kb", help="ingest this knowledge base first (default: knowledge_base/)")
+    probe.set_defaults(run=_probe)
 
     serve = sub.add_parser("serve", help="serve the REST API")
     serve.add_argument("--host", default="127.0.0.1")
@@ -144,6 +163,56 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from ingest.cli import run_ingest  # the embedding stack loads only when ingesting
 
     return run_ingest(args, settings)
+
+
+def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any], Any]:
+    from ingest.embeddings import SentenceTransformerEmbedder
+    from service.pipeline.runner import answer_question
+
+    embedder = (
+        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
+    )
+    with graph_session(settings, ensure_schema=False) as graph:
+        response = answer_question(
+            graph, embedder, args.question, scope=args.scope, depth=args.depth, top_k=args.top_k
+        )
+        return response, graph.registry
+
+
+def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    response, _ = _answer(args, settings)
+    if args.json:
+        print(json.dumps(response, indent=2, ensure_ascii=False, default=str))
+        return 0
+    print(f"[{response['status']}] {response['answer']}")
+    for number, citation in enumerate(response["citations"], start=1):
+        heading = " > ".join(citation["headingPath"])
+        print(f"  [{number}] {citation['path']}:{citation['startLine']} ({heading})")
+    return 0
+
+
+def _explain(args: argparse.Namespace, settings: Settings) -> int:
+    from service.pipeline.explain import render_explain
+
+    response, registry = _answer(args, settings)
+    print(render_explain(response["trace"]["cypher"], registry), end="")
+    return 0
+
+
+def _probe(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from ingest.embeddings import SentenceTransformerEmbedder
+    from service.probes.runner import run_probes
+    from service.settings import project_root
+
+    embedder = (
+        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
+    )
+    kb = Path(args.kb) if args.kb else project_root() / "knowledge_base"
+    with graph_session(settings) as graph:
+        _, failed = run_probes(graph, embedder, Path(args.cases), kb, settings)
+    return 1 if failed else 0
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -95,6 +95,12 @@ class Graph:
         self.query_timeout_s = query_timeout_s
         self.calls: list[CypherCall] = []
 
+    def child(self) -> Graph:
+        """The same driver and statements with its own call record (one per question)."""
+        return Graph(
+            self.driver, self.registry, database=self.database, query_timeout_s=self.query_timeout_s
+        )
+
     def statement(self, name: str) -> Statement:
         return self.registry.get(name)
 

@@ -13,7 +13,7 @@ __all__ = ["SchemaError", "apply_schema", "index_report"]
 # The indexes kgs creates and depends on (constraints bring their own RANGE indexes).
 KGS_INDEXES = frozenset(
     {
-        "paragraph_text",
+        "paragraph_search",
         "knowledge_point_names",
         "paragraph_embedding",
         "document_scope_path",

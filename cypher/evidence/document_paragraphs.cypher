@@ -1,0 +1,12 @@
+// mode: read
+// Complete documents (the maximum source boundary): every paragraph of each document in
+// reading order, for small-to-big windows around spans and for neighbour evidence.
+// :param documentIds => ['d_...']
+UNWIND $documentIds AS documentId
+MATCH (d:Document {id: documentId})
+MATCH (p:Paragraph {documentId: documentId})
+RETURN d.id AS documentId, d.path AS path, d.title AS title,
+       p.id AS paragraphId, p.kind AS kind, p.text AS text, p.ordinal AS ordinal,
+       p.headingPath AS headingPath, p.startOffset AS startOffset, p.endOffset AS endOffset,
+       p.startLine AS startLine, p.endLine AS endLine
+ORDER BY documentId, ordinal

@@ -1,0 +1,276 @@
+"""augment_documents: small-to-big reading around spans and for graph neighbours.
+
+Every selected document is read completely through Cypher (the maximum source boundary); what
+leaves this stage are candidate fragments with roles, which the context pack then budgets:
+- direct_support: the matched sentence span, exact offsets;
+- parent_context: the rest of the span's own section (same heading path);
+- adjacent_context: a local window of paragraphs around the span, inside its section
+  (±5 by default, ±2 inside tables/code/Mermaid, ±7 for causal or deep questions);
+- graph_neighbor_support: a neighbour's own text (its lead paragraph and the paragraph that
+  best matches the question), read from its complete document;
+- background: the anchor document's lead paragraph.
+Overlaps are removed by paragraph id; Mermaid and code blocks never enter windows wholesale
+unless the span itself is inside one. A neighbour without a readable source document yields a
+`source_window_unavailable` decision attributed to graph_neighbor_support, never an error.
+A multi-paragraph fragment's text is its paragraphs joined by blank lines; its offsets run from
+the first paragraph's start to the last one's end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from service.db.graph import Graph
+from service.pipeline.budgets import PipelineSettings
+from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
+from service.pipeline.graph_context import GraphContext, Neighbour
+from service.pipeline.plan import QueryPlan
+from service.pipeline.retrieval import Hit, Retrieval
+from service.pipeline.spans import best_span, citation_id
+
+__all__ = ["Augmentation", "augment_documents", "fragment_id", "paragraph_citation"]
+
+_STRUCTURED = frozenset({"table", "code", "mermaid"})
+_NEVER_IN_WINDOWS = frozenset({"code", "mermaid"})
+Row = Mapping[str, Any]
+
+
+class Augmentation(msgspec.Struct, frozen=True, kw_only=True):
+    fragments: tuple[Fragment, ...]
+    unavailable: tuple[SourceDecision, ...]
+    observed_ids: frozenset[str]
+    documents_read: tuple[str, ...]  # paths read completely
+
+
+def fragment_id(role: str, document_id: str, start: int, end: int) -> str:
+    digest = hashlib.sha256(f"{role}\0{document_id}\0{start}\0{end}".encode()).hexdigest()
+    return "f_" + digest[:16]
+
+
+def paragraph_citation(row: Row) -> str:
+    return citation_id(str(row["paragraphId"]), 0, len(str(row["text"])))
+
+
+def augment_documents(
+    graph: Graph,
+    plan: QueryPlan,
+    retrieval: Retrieval,
+    context: GraphContext,
+    settings: PipelineSettings,
+) -> Augmentation:
+    neighbours = [*context.predecessors, *context.successors]
+    wanted = list(
+        dict.fromkeys(
+            [h.document_id for h in retrieval.hits]
+            + [n.document_id for n in neighbours if n.document_id]
+        )
+    )
+    rows = graph.read("evidence/document_paragraphs", documentIds=wanted) if wanted else []
+    documents: dict[str, list[Row]] = {}
+    for row in rows:
+        documents.setdefault(str(row["documentId"]), []).append(row)
+    observed = {h.citation_id for h in retrieval.hits}
+    observed |= {paragraph_citation(r) for r in rows}
+
+    fragments: list[Fragment] = []
+    used: dict[str, set[str]] = {}  # document id -> paragraph ids already in a fragment
+    radius = _radius(plan, settings)
+    for hit in retrieval.hits:
+        paragraphs = documents.get(hit.document_id, [])
+        taken = used.setdefault(hit.document_id, set())
+        fragments.append(_direct(hit))
+        taken.add(hit.paragraph_id)
+        section = [
+            r for r in paragraphs
+            if tuple(r["headingPath"] or ()) == hit.heading_path and r["paragraphId"] not in taken
+            and r["kind"] not in _NEVER_IN_WINDOWS
+        ]  # fmt: skip
+        if section:
+            fragments.append(_joined("parent_context", section, hit, "section", hit.score))
+            taken.update(r["paragraphId"] for r in section)
+        window = _window(paragraphs, hit, radius, taken)
+        if window:
+            fragments.append(_joined("adjacent_context", window, hit, "window", hit.score))
+            taken.update(r["paragraphId"] for r in window)
+
+    unavailable: list[SourceDecision] = []
+    for neighbour in neighbours:
+        paragraphs = documents.get(neighbour.document_id or "", [])
+        if not paragraphs:
+            unavailable.append(_unavailable(neighbour))
+            continue
+        fragment = _neighbour_fragment(neighbour, paragraphs, plan, used)
+        if fragment is not None:
+            fragments.append(fragment)
+
+    anchor_docs = [
+        h.document_id for h in retrieval.hits if context.anchor_id in h.knowledge_point_ids
+    ]
+    for document_id in anchor_docs[:1]:
+        lead = _lead(documents.get(document_id, []), used.setdefault(document_id, set()))
+        if lead is not None:
+            fragments.append(_single("background", lead, "full_document", 0.0, context.anchor_id))
+            used[document_id].add(str(lead["paragraphId"]))
+
+    return Augmentation(
+        fragments=tuple(fragments),
+        unavailable=tuple(unavailable),
+        observed_ids=frozenset(observed),
+        documents_read=tuple(dict.fromkeys(str(r["path"]) for r in rows)),
+    )
+
+
+def _radius(plan: QueryPlan, settings: PipelineSettings) -> int:
+    if plan.depth == "deep" or plan.intent == "causal":
+        return settings.window_paragraphs_wide
+    return settings.window_paragraphs
+
+
+def _direct(hit: Hit) -> Fragment:
+    line = hit.start_line + hit.text[: hit.span_start - hit.start_offset].count("\n")
+    return Fragment(
+        id=fragment_id("direct_support", hit.document_id, hit.span_start, hit.span_end),
+        role="direct_support",
+        document_id=hit.document_id,
+        path=hit.path,
+        heading_path=hit.heading_path,
+        start_offset=hit.span_start,
+        end_offset=hit.span_end,
+        start_line=line,
+        end_line=line + hit.span_text.count("\n"),
+        text=hit.span_text,
+        citation_ids=(hit.citation_id,),
+        knowledge_point_id=hit.knowledge_point_ids[0] if hit.knowledge_point_ids else None,
+        source_boundary="span",
+        priority=hit.score,
+    )
+
+
+def _window(paragraphs: Sequence[Row], hit: Hit, radius: int, taken: set[str]) -> list[Row]:
+    """Paragraphs within `radius` of the hit inside its top section, in reading order."""
+    if hit.kind in _STRUCTURED:
+        radius = min(radius, 2)
+    bound = hit.heading_path[:2]
+    near = [
+        r for r in paragraphs
+        if abs(int(r["ordinal"]) - hit.ordinal) <= radius
+        and tuple(r["headingPath"] or ())[: len(bound)] == bound
+        and r["paragraphId"] not in taken
+        and (r["kind"] not in _NEVER_IN_WINDOWS or hit.kind in _NEVER_IN_WINDOWS)
+    ]  # fmt: skip
+    return near
+
+
+def _joined(
+    role: Role, rows: Sequence[Row], hit: Hit, boundary: SourceBoundary, priority: float
+) -> Fragment:
+    first, last = rows[0], rows[-1]
+    return Fragment(
+        id=fragment_id(role, hit.document_id, int(first["startOffset"]), int(last["endOffset"])),
+        role=role,
+        document_id=hit.document_id,
+        path=hit.path,
+        heading_path=tuple(first["headingPath"] or ()),
+        start_offset=int(first["startOffset"]),
+        end_offset=int(last["endOffset"]),
+        start_line=int(first["startLine"]),
+        end_line=int(last["endLine"]),
+        text="\n\n".join(str(r["text"]) for r in rows),
+        citation_ids=tuple(paragraph_citation(r) for r in rows),
+        knowledge_point_id=hit.knowledge_point_ids[0] if hit.knowledge_point_ids else None,
+        source_boundary=boundary,
+        priority=priority,
+    )
+
+
+def _single(
+    role: Role, row: Row, boundary: SourceBoundary, priority: float, kp: str | None,
+    relation: str | None = None,
+) -> Fragment:  # fmt: skip
+    return Fragment(
+        id=fragment_id(
+            role, str(row["documentId"]), int(row["startOffset"]), int(row["endOffset"])
+        ),
+        role=role,
+        document_id=str(row["documentId"]),
+        path=str(row["path"]),
+        heading_path=tuple(row["headingPath"] or ()),
+        start_offset=int(row["startOffset"]),
+        end_offset=int(row["endOffset"]),
+        start_line=int(row["startLine"]),
+        end_line=int(row["endLine"]),
+        text=str(row["text"]),
+        citation_ids=(paragraph_citation(row),),
+        knowledge_point_id=kp,
+        source_boundary=boundary,
+        relation=relation,
+        priority=priority,
+    )
+
+
+def _lead(paragraphs: Iterable[Row], taken: set[str]) -> Row | None:
+    return next(
+        (r for r in paragraphs if r["kind"] == "paragraph" and r["paragraphId"] not in taken), None
+    )
+
+
+def _neighbour_fragment(
+    neighbour: Neighbour, paragraphs: Sequence[Row], plan: QueryPlan, used: dict[str, set[str]]
+) -> Fragment | None:
+    """The neighbour's own words: its lead paragraph, plus the paragraph best matching the
+    question when that is a different one (read from its complete document)."""
+    document_id = str(paragraphs[0]["documentId"])
+    taken = used.setdefault(document_id, set())
+    prose = [
+        r
+        for r in paragraphs
+        if r["kind"] not in _NEVER_IN_WINDOWS and r["paragraphId"] not in taken
+    ]
+    if not prose:
+        return None
+    lead = _lead(prose, set()) or prose[0]
+    best = max(
+        prose, key=lambda r: (best_span(str(r["text"]), plan.terms).score, -int(r["ordinal"]))
+    )
+    rows = [lead] if best is lead else sorted([lead, best], key=lambda r: int(r["ordinal"]))
+    taken.update(str(r["paragraphId"]) for r in rows)
+    relation = f"{neighbour.direction}:{neighbour.relation}"
+    if len(rows) == 1:
+        return _single("graph_neighbor_support", rows[0], "full_document", neighbour.score,
+                       neighbour.id, relation)  # fmt: skip
+    first, last = rows
+    return Fragment(
+        id=fragment_id(
+            "graph_neighbor_support", document_id, int(first["startOffset"]), int(last["endOffset"])
+        ),
+        role="graph_neighbor_support",
+        document_id=document_id,
+        path=str(first["path"]),
+        heading_path=tuple(first["headingPath"] or ()),
+        start_offset=int(first["startOffset"]),
+        end_offset=int(last["endOffset"]),
+        start_line=int(first["startLine"]),
+        end_line=int(last["endLine"]),
+        text="\n\n".join(str(r["text"]) for r in rows),
+        citation_ids=tuple(paragraph_citation(r) for r in rows),
+        knowledge_point_id=neighbour.id,
+        source_boundary="full_document",
+        relation=relation,
+        priority=neighbour.score,
+    )
+
+
+def _unavailable(neighbour: Neighbour) -> SourceDecision:
+    return SourceDecision(
+        fragment_id=fragment_id("graph_neighbor_support", neighbour.id, 0, 0),
+        role="graph_neighbor_support",
+        status="source_window_unavailable",
+        reason=f"knowledge point {neighbour.title!r} ({neighbour.relation}) has no readable "
+        "source document; only its title and relation are known",
+        document_id=neighbour.document_id,
+        path=neighbour.path,
+    )

@@ -1,0 +1,60 @@
+"""`kgs explain`: each stage's Cypher, ready to paste into Neo4j Browser (`:param` lines, then
+the statement exactly as the pipeline ran it)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from service.db.cypher_registry import CypherRegistry
+
+__all__ = ["cypher_literal", "render_explain"]
+
+_STAGES = {
+    "retrieval": "span retrieval",
+    "graph": "graph context",
+    "evidence": "document augmentation",
+}
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def cypher_literal(value: Any) -> str:
+    """A Cypher literal for a parameter value (strings single-quoted and escaped)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else "null"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_key(k)}: {cypher_literal(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(cypher_literal(v) for v in value) + "]"
+    return cypher_literal(json.loads(json.dumps(value, default=str)))
+
+
+def _key(name: str) -> str:
+    return name if _IDENTIFIER.match(name) else "`" + name.replace("`", "``") + "`"
+
+
+def render_explain(calls: Sequence[Mapping[str, Any]], registry: CypherRegistry) -> str:
+    lines: list[str] = []
+    stage = None
+    for call in calls:
+        name = str(call["statement"])
+        current = _STAGES.get(name.split("/", 1)[0], name.split("/", 1)[0])
+        if current != stage:
+            stage = current
+            lines += ["", f"// ===== {stage} ====="]
+        lines.append(f"// {name}.cypher: {call['rows']} rows in {call['elapsedMs']} ms")
+        lines += [f":param {k} => {cypher_literal(v)}" for k, v in call["parameters"].items()]
+        lines += [registry.get(name).text + ";", ""]
+    return "\n".join(lines).strip() + "\n"

@@ -1,0 +1,14 @@
+"""Probe cases of `kgs probe`: the case file format and the checks against answer responses."""
+
+from service.probes.cases import ProbeCase, ProbeFile, ProbeFileError, load_cases
+from service.probes.checks import check_case, format_result, summary_line
+
+__all__ = [
+    "ProbeCase",
+    "ProbeFile",
+    "ProbeFileError",
+    "check_case",
+    "format_result",
+    "load_cases",
+    "summary_line",
+]

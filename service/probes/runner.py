@@ -1,0 +1,45 @@
+"""`kgs probe CASES.yaml [--kb DIR]`: ingest the knowledge base, run every case through the
+same pipeline the API uses, print a line per case and `N passed, M failed`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ingest.embeddings import Embedder
+from ingest.pipeline import IngestOptions, ingest
+from service.db.graph import Graph
+from service.pipeline.runner import answer_question
+from service.probes.cases import load_cases
+from service.probes.checks import check_case, format_result, summary_line
+from service.settings import Settings
+
+__all__ = ["run_probes"]
+
+
+def run_probes(
+    graph: Graph,
+    embedder: Embedder | None,
+    cases_path: Path,
+    kb: Path | None,
+    settings: Settings,
+    emit: Callable[[str], None] = print,
+) -> tuple[int, int]:
+    probe_file = load_cases(cases_path)  # a malformed file fails before anything runs
+    if kb is not None:
+        report = ingest(graph, embedder, kb, IngestOptions(prune=True), settings.ingest)
+        if report.failed_files:
+            emit(f"warning: not ingested: {', '.join(report.failed_files)}")
+    passed = failed = 0
+    for case in probe_file.cases:
+        try:
+            response = answer_question(
+                graph, embedder, case.query, scope=case.scope, depth=case.depth
+            )
+            failures = check_case(case, response)
+        except Exception as error:  # one broken case must not hide the others' results
+            failures = [f"error: {type(error).__name__}: {error}"]
+        emit(format_result(case.id, failures))
+        passed, failed = (passed + 1, failed) if not failures else (passed, failed + 1)
+    emit(summary_line(passed, failed))
+    return passed, failed
