@@ -35,6 +35,7 @@ __all__ = [
 
 Channel = Literal["fulltext", "vector", "knowledgePoint"]
 EXACT_VECTOR_MAX_PARAGRAPHS = 20_000  # above this the approximate index is used
+CHANNELS = frozenset({"fulltext", "vector", "knowledgePoint"})
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _LEAD_PARAGRAPHS = 3
 _MIN_NAME_CHARS = 3
@@ -150,7 +151,9 @@ def retrieve_spans(
     settings: PipelineSettings,
     *,
     top_k: int | None = None,
+    channels: frozenset[str] = CHANNELS,
 ) -> Retrieval:
+    """`channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
     kps = graph.read("retrieval/scope_knowledge_point_names", scope=plan.scope)
     names = match_names(plan.query, plan.operands, kps)
     expansions = [n.title for n in names] + [
@@ -159,16 +162,16 @@ def retrieve_spans(
     expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
     limit = settings.retrieval_candidates
-    rankings: dict[str, list[str]] = {
-        "fulltext": [
+    rankings: dict[str, list[str]] = {}
+    if "fulltext" in channels:
+        rankings["fulltext"] = [
             r["paragraphId"]
             for r in graph.read(
                 "retrieval/fulltext_paragraphs", lucene=lucene, scope=plan.scope, limit=limit
             )
         ]
-    }
     vector_mode = "none"
-    if query_vector is not None:
+    if query_vector is not None and "vector" in channels:
         size = graph.read("retrieval/scope_size", scope=plan.scope)[0]["paragraphs"]
         vector = list(query_vector)
         if size <= EXACT_VECTOR_MAX_PARAGRAPHS:
@@ -184,7 +187,7 @@ def retrieve_spans(
             )  # fmt: skip
         rankings["vector"] = [r["paragraphId"] for r in rows]
     documents = [n.document_id for n in names if n.document_id]
-    if documents:
+    if documents and "knowledgePoint" in channels:
         rows = graph.read(
             "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
         )
