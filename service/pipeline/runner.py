@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from ingest.relation_labels import compact_key
 from service.db.graph import Graph
 from service.pipeline.augment import augment_documents
 from service.pipeline.budgets import PipelineSettings
@@ -77,7 +78,8 @@ def answer_question(
         unavailable=augmentation.unavailable,
     )
     lap("contextPack")
-    review = review_coverage(plan, pack.fragments)
+    named = {compact_key(n.matched): n.id for n in retrieval.names}
+    review = review_coverage(plan, pack.fragments, named, pack.decisions)
     answer = draft_answer(pack.fragments)
     failures = classify_failures(len(retrieval.hits), pack.decisions, context.error)
     status = "answered" if answer and review["status"] != "insufficient" else "abstained"

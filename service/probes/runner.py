@@ -24,7 +24,11 @@ def run_probes(
     kb: Path | None,
     settings: Settings,
     emit: Callable[[str], None] = print,
+    *,
+    scope_prefix: str = "",
 ) -> tuple[int, int]:
+    """`scope_prefix` runs the cases against renamed copies of their scopes (the test suite
+    uses it to own its data); cited paths are reported without the prefix."""
     probe_file = load_cases(cases_path)  # a malformed file fails before anything runs
     if kb is not None:
         report = ingest(graph, embedder, kb, IngestOptions(prune=True), settings.ingest)

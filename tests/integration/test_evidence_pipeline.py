@@ -18,7 +18,13 @@ from service.probes.runner import run_probes
 from service.settings import Settings, project_root
 from tests.integration.conftest import delete_scope
 
-FOLDERS = ("waterglass", "graphintent", "graphintentmissing", "contextbudget")
+FOLDERS = (
+    "waterglass",
+    "graphintent",
+    "graphintentmissing",
+    "graphintentmultiloss",
+    "contextbudget",
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +80,26 @@ def test_missing_neighbour_source_degrades_to_a_decision(
     assert missing and all(d["role"] == "graph_neighbor_support" for d in missing)
     assert "Ceramic mug" in missing[0]["reason"]
     stages = {c["stage"] for c in response["trace"]["ragFailureClassifications"]}
-    assert "graph_evidence" in stages
+    assert {"graph_evidence", "parsing_source"} <= stages
+    review = response["trace"]["ragSufficiencyReview"]
+    assert (review["status"], review["degradation"]) == ("borderline", "partial_coverage")
+    assert any("graph_neighbor_evidence_missing" in r for r in review["reasons"])
+
+
+def test_each_lost_neighbour_source_is_its_own_decision(
+    graph: Graph, embedder: SentenceTransformerEmbedder, corpus: tuple[Path, dict[str, str]]
+) -> None:
+    _, scopes = corpus
+    response = answer_question(
+        graph, embedder, "compare brittle glass vessel with polymer cup material behavior",
+        scope=scopes["graphintentmultiloss"],
+    )  # fmt: skip
+    missing = [
+        d for d in response["trace"]["ragContextPack"]["sourceDecisions"]
+        if d["status"] == "source_window_unavailable"
+    ]  # fmt: skip
+    assert len(missing) >= 2
+    assert len({d["fragmentId"] for d in missing}) == len(missing)
 
 
 def test_citations_quote_the_source_exactly(
