@@ -1,0 +1,45 @@
+from typing import Any
+
+from service.pipeline.augment import _direct, _window, fragment_id
+from service.pipeline.retrieval import Hit
+
+
+def _row(ordinal: int, heading: tuple[str, ...], kind: str = "paragraph") -> dict[str, Any]:
+    return {
+        "paragraphId": f"p{ordinal}", "documentId": "d", "path": "s/doc.md", "kind": kind,
+        "text": f"text {ordinal}", "ordinal": ordinal, "headingPath": list(heading),
+        "startOffset": ordinal * 10, "endOffset": ordinal * 10 + 6,
+        "startLine": ordinal + 1, "endLine": ordinal + 1,
+    }  # fmt: skip
+
+
+def _hit(ordinal: int, heading: tuple[str, ...], kind: str = "paragraph") -> Hit:
+    text = "First sentence.\nSecond sentence here."
+    return Hit(
+        paragraph_id=f"p{ordinal}", document_id="d", path="s/doc.md", title="Doc", kind=kind,
+        text=text, ordinal=ordinal, heading_path=heading, start_offset=100,
+        end_offset=100 + len(text), start_line=7, end_line=8, knowledge_point_ids=("doc",),
+        score=0.5, ranks={"fulltext": 1}, span_start=116, span_end=100 + len(text),
+        span_text="Second sentence here.", citation_id="c_1",
+    )  # fmt: skip
+
+
+def test_direct_support_keeps_the_span_offsets_and_line() -> None:
+    fragment = _direct(_hit(3, ("Doc", "A")))
+    assert (fragment.start_offset, fragment.end_offset) == (116, 137)
+    assert (fragment.start_line, fragment.end_line) == (8, 8)
+    assert fragment.role == "direct_support" and fragment.citation_ids == ("c_1",)
+    assert fragment.id == fragment_id("direct_support", "d", 116, 137)
+
+
+def test_window_stays_inside_the_section_and_skips_taken_and_code() -> None:
+    rows = [_row(i, ("Doc", "A") if i < 8 else ("Doc", "B")) for i in range(12)]
+    rows[4]["kind"] = "code"
+    window = _window(rows, _hit(5, ("Doc", "A")), radius=5, taken={"p5", "p6"})
+    assert [r["ordinal"] for r in window] == [0, 1, 2, 3, 7]
+
+
+def test_window_is_narrow_inside_tables() -> None:
+    rows = [_row(i, ("Doc", "A")) for i in range(12)]
+    window = _window(rows, _hit(5, ("Doc", "A"), kind="table"), radius=5, taken={"p5"})
+    assert [r["ordinal"] for r in window] == [3, 4, 6, 7]
