@@ -3,7 +3,8 @@
 Every selected document is read completely through Cypher (the maximum source boundary); what
 leaves this stage are candidate fragments with roles, which the context pack then budgets:
 - direct_support: the matched sentence span, exact offsets;
-- parent_context: the rest of the span's own section (same heading path);
+- parent_context: the span's whole section (same heading path), for the sections of the best
+  hits only (`parent_sections`), so sections do not crowd out neighbour evidence;
 - adjacent_context: a local window of paragraphs around the span, inside its section
   (±5 by default, ±2 inside tables/code/Mermaid, ±7 for causal or deep questions);
 - graph_neighbor_support: a neighbour's own text (its lead paragraph and the paragraph that
@@ -78,20 +79,27 @@ def augment_documents(
 
     fragments: list[Fragment] = []
     used: dict[str, set[str]] = {}  # document id -> paragraph ids already in a fragment
+    sections: set[tuple[str, tuple[str, ...]]] = set()
     radius = _radius(plan, settings)
     for hit in retrieval.hits:
         paragraphs = documents.get(hit.document_id, [])
         taken = used.setdefault(hit.document_id, set())
         fragments.append(_direct(hit))
+        # The span's whole section is its parent context (the span stays a fragment of its own;
+        # the pack drops a section only if it adds nothing beyond spans already admitted).
+        if (hit.document_id, hit.heading_path) not in sections and len(
+            sections
+        ) < settings.parent_sections:
+            sections.add((hit.document_id, hit.heading_path))
+            section = [
+                r for r in paragraphs
+                if tuple(r["headingPath"] or ()) == hit.heading_path
+                and (r["kind"] not in _NEVER_IN_WINDOWS or r["paragraphId"] == hit.paragraph_id)
+            ]  # fmt: skip
+            if section and (len(section) > 1 or len(str(section[0]["text"])) > len(hit.span_text)):
+                fragments.append(_joined("parent_context", section, hit, "section", hit.score))
+            taken.update(str(r["paragraphId"]) for r in section)
         taken.add(hit.paragraph_id)
-        section = [
-            r for r in paragraphs
-            if tuple(r["headingPath"] or ()) == hit.heading_path and r["paragraphId"] not in taken
-            and r["kind"] not in _NEVER_IN_WINDOWS
-        ]  # fmt: skip
-        if section:
-            fragments.append(_joined("parent_context", section, hit, "section", hit.score))
-            taken.update(r["paragraphId"] for r in section)
         window = _window(paragraphs, hit, radius, taken)
         if window:
             fragments.append(_joined("adjacent_context", window, hit, "window", hit.score))

@@ -29,9 +29,16 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Limits of one question's evidence path; every one has a unit in its name."""
 
     retrieval_candidates: int = 40  # per channel (full-text, vector) before fusion
+    fusion: str = "score"  # "score": weighted min-max score fusion; "rrf": reciprocal rank fusion
     rrf_k: int = 60  # reciprocal rank fusion constant
+    vector_weight: float = 0.6  # score fusion weights of the channels (see retrieval.py)
+    fulltext_weight: float = 0.4
+    knowledge_point_weight: float = 0.2
+    evidence_documents: int = 4  # documents whose paragraphs may become direct support
+    evidence_document_share: float = 0.6  # ... when their fused score is this share of the best
     top_k: int = 8  # fused paragraph hits kept
     vector_oversample: int = 4  # vector candidates fetched per wanted hit (scope post-filter)
+    parent_sections: int = 2  # sections read whole as parent context (those of the best hits)
     window_paragraphs: int = 5  # local window each side of a span
     window_paragraphs_structured: int = 2  # inside tables, code and Mermaid
     window_paragraphs_wide: int = 7  # causal and deep questions

@@ -69,7 +69,8 @@ _STOPWORDS = frozenset(
         "with you your explain deep detail please tell me about",
     )
 )
-_TOKEN = re.compile(r"[\w][\w\-./]*", re.UNICODE)
+# Latin words (with inner - . /) and CJK runs are separate tokens: "什么是waterglass" has two.
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-./]*|[^\W\dA-Za-z_]+", re.UNICODE)
 
 
 class QueryPlan(msgspec.Struct, frozen=True, kw_only=True):

@@ -80,7 +80,8 @@ class Segment(msgspec.Struct, frozen=True):
 
 
 class Retrieval(msgspec.Struct, frozen=True, kw_only=True):
-    hits: tuple[Hit, ...]
+    hits: tuple[Hit, ...]  # the evidence: paragraphs of the best-fused documents, best first
+    documents: tuple[tuple[str, float], ...]  # the fused document ranking (id, score), all of it
     names: tuple[NameMatch, ...]
     segments: tuple[Segment, ...]
     lucene: str
@@ -90,8 +91,14 @@ class Retrieval(msgspec.Struct, frozen=True, kw_only=True):
 def match_names(
     query: str, operands: Sequence[str], knowledge_points: Iterable[Mapping[str, Any]]
 ) -> list[NameMatch]:
-    """Knowledge points whose id, title or alias occurs in the question (compact match, so
-    'waterglass', 'water glass' and 'Water-Glass' are one name), longest names first."""
+    """Knowledge points whose id, title or alias occurs in the question, longest names first.
+
+    Latin names match whole words in compact form: a run of 1-4 consecutive question words whose
+    letters equal the name's ('waterglass' = 'water glass' = 'Water-Glass'; a plural s/es is
+    allowed), so 'Ear' never matches inside 'where are'. Names with CJK characters match as
+    compact substrings, since CJK text has no spaces.
+    """
+    phrases = _word_runs(query)
     text = compact_key(query)
     operand_keys = [compact_key(o) for o in operands]
     found: dict[str, NameMatch] = {}
@@ -99,7 +106,12 @@ def match_names(
     for kp in knowledge_points:
         for name in (kp["title"], *(kp["aliases"] or []), kp["id"]):
             key = compact_key(str(name))
-            if len(key) < (_MIN_NAME_CHARS if key.isascii() else 2) or key not in text:
+            if key.isascii():
+                if len(key) < _MIN_NAME_CHARS or not (
+                    key in phrases or key + "s" in phrases or key + "es" in phrases
+                ):
+                    continue
+            elif len(key) < 2 or key not in text:
                 continue
             if lengths.get(kp["id"], 0) >= len(key):
                 continue
@@ -121,10 +133,20 @@ def match_names(
     return sorted(kept, key=lambda m: (-lengths[m.id], m.id))
 
 
+def _word_runs(text: str, longest: int = 4) -> set[str]:
+    """Compact forms of every run of 1..`longest` consecutive words of the text."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
+    return {
+        "".join(words[i : i + n]) for n in range(1, longest + 1) for i in range(len(words) - n + 1)
+    }
+
+
 def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> str:
     """The scope is required; terms and phrases are optional clauses, all escaped."""
     clauses = [_escape(t) for t in terms if t.strip()]
-    clauses += [f'"{_escape(p)}"' for p in phrases if p.strip() and " " in p.strip()]
+    clauses += [
+        f'"{_escape(p)}"' for p in phrases if p.strip() and (" " in p.strip() or not p.isascii())
+    ]
     if not clauses:
         clauses = ["*:*"]
     return f"+scopeKey:{scope_key(scope)} +({' '.join(dict.fromkeys(clauses))})"
@@ -142,6 +164,104 @@ def fuse(rankings: Mapping[str, Sequence[str]], k: int) -> list[tuple[str, float
         ((item, score, ranks[item]) for item, score in scores.items()),
         key=lambda row: (-row[1], row[0]),
     )
+
+
+class Candidate(msgspec.Struct, frozen=True):
+    paragraph_id: str
+    document_id: str
+    score: float  # the channel's own score (BM25, cosine, or 1.0 for named documents)
+
+
+class Fused(msgspec.Struct, frozen=True):
+    paragraph_id: str
+    document_id: str
+    score: float
+    document_score: float
+    ranks: dict[str, int]
+
+
+def fuse_channels(
+    channels: Mapping[str, Sequence[Candidate]],
+    weights: Mapping[str, float],
+    *,
+    method: str = "score",
+    rrf_k: int = 60,
+) -> list[Fused]:
+    """Fuse the channels at the document level, then order paragraphs inside that ranking.
+
+    Documents are ranked first (a document counts with its best paragraph in each channel), so
+    one long document cannot crowd out the others and a section whose evidence is spread over
+    several paragraphs still ranks as one. Then every ranked document contributes its best
+    paragraph, in document order, followed by the remaining paragraphs by their own score.
+
+    method "score": per channel, scores are min-max normalised within this question and
+    combined with the channel weights (keeps how much better a hit is, which ranks discard).
+    method "rrf": weighted reciprocal rank fusion, sum w / (k + rank).
+    """
+    paragraph_scores: dict[str, float] = {}
+    document_scores: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    owner: dict[str, str] = {}
+    for channel, candidates in channels.items():
+        weight = weights.get(channel, 1.0)
+        unique = list({c.paragraph_id: c for c in candidates}.values())
+        best_per_document: dict[str, float] = {}
+        document_rank: dict[str, int] = {}
+        for rank, c in enumerate(unique, start=1):
+            owner[c.paragraph_id] = c.document_id
+            ranks.setdefault(c.paragraph_id, {})[channel] = rank
+            best_per_document[c.document_id] = max(
+                best_per_document.get(c.document_id, c.score), c.score
+            )
+            document_rank.setdefault(c.document_id, len(document_rank) + 1)
+        if method == "rrf":
+            for rank, c in enumerate(unique, start=1):
+                paragraph_scores[c.paragraph_id] = paragraph_scores.get(
+                    c.paragraph_id, 0.0
+                ) + weight / (rrf_k + rank)
+            for document, rank in document_rank.items():
+                document_scores[document] = document_scores.get(document, 0.0) + weight / (
+                    rrf_k + rank
+                )
+            continue
+        for c, value in zip(unique, _min_max([c.score for c in unique]), strict=True):
+            paragraph_scores[c.paragraph_id] = (
+                paragraph_scores.get(c.paragraph_id, 0.0) + weight * value
+            )
+        documents = list(best_per_document)
+        for document, value in zip(
+            documents, _min_max([best_per_document[d] for d in documents]), strict=True
+        ):
+            document_scores[document] = document_scores.get(document, 0.0) + weight * value
+    by_document: dict[str, list[str]] = {}
+    for paragraph in sorted(paragraph_scores, key=lambda p: (-paragraph_scores[p], p)):
+        by_document.setdefault(owner[paragraph], []).append(paragraph)
+    document_order = sorted(by_document, key=lambda d: (-document_scores.get(d, 0.0), d))
+    leads = [by_document[d][0] for d in document_order]
+    rest = sorted(
+        (p for d in document_order for p in by_document[d][1:]),
+        key=lambda p: (-paragraph_scores[p], p),
+    )
+    return [
+        Fused(
+            p,
+            owner[p],
+            round(paragraph_scores[p], 6),
+            round(document_scores.get(owner[p], 0.0), 6),
+            ranks[p],
+        )
+        for p in (*leads, *rest)
+    ]
+
+
+def _min_max(values: Sequence[float]) -> list[float]:
+    """Scaled to [0, 1] within one channel of one question; a single value becomes 1."""
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    if high <= low:
+        return [1.0 for _ in values]
+    return [(v - low) / (high - low) for v in values]
 
 
 def retrieve_spans(
@@ -162,14 +282,12 @@ def retrieve_spans(
     expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
     limit = settings.retrieval_candidates
-    rankings: dict[str, list[str]] = {}
+    found: dict[str, list[Candidate]] = {}
     if "fulltext" in channels:
-        rankings["fulltext"] = [
-            r["paragraphId"]
-            for r in graph.read(
-                "retrieval/fulltext_paragraphs", lucene=lucene, scope=plan.scope, limit=limit
-            )
-        ]
+        rows = graph.read(
+            "retrieval/fulltext_paragraphs", lucene=lucene, scope=plan.scope, limit=limit
+        )
+        found["fulltext"] = _candidates(rows)
     vector_mode = "none"
     if query_vector is not None and "vector" in channels:
         size = graph.read("retrieval/scope_size", scope=plan.scope)[0]["paragraphs"]
@@ -185,23 +303,32 @@ def retrieve_spans(
                 "retrieval/vector_paragraphs_index", scope=plan.scope, vector=vector, limit=limit,
                 candidates=limit * settings.vector_oversample,
             )  # fmt: skip
-        rankings["vector"] = [r["paragraphId"] for r in rows]
+        found["vector"] = _candidates(rows)
     documents = [n.document_id for n in names if n.document_id]
-    if documents and "knowledgePoint" in channels:
+    if documents and "knowledgePoint" in channels and _names_lead(plan, names):
         rows = graph.read(
             "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
         )
         order = {d: i for i, d in enumerate(documents)}
         rows.sort(key=lambda r: (order[r["documentId"]], r["ordinal"]))
-        rankings["knowledgePoint"] = [r["paragraphId"] for r in rows]
+        found["knowledgePoint"] = [
+            Candidate(r["paragraphId"], r["documentId"], 1.0 / (1 + int(r["ordinal"])))
+            for r in rows
+        ]
 
-    fused = fuse(rankings, settings.rrf_k)[: top_k or settings.top_k]
-    details = {
-        r["paragraphId"]: r
-        for r in graph.read("retrieval/paragraphs_by_id", ids=[f[0] for f in fused])
+    weights = {
+        "fulltext": settings.fulltext_weight,
+        "vector": settings.vector_weight,
+        "knowledgePoint": settings.knowledge_point_weight,
     }
+    ranking = fuse_channels(found, weights, method=settings.fusion, rrf_k=settings.rrf_k)
+    operands = [n.document_id for n in names if n.operand is not None and n.document_id]
+    fused = _interleave(_evidence(ranking, settings, operands), operands)[: top_k or settings.top_k]
+    ids = [f.paragraph_id for f in fused]
+    details = {r["paragraphId"]: r for r in graph.read("retrieval/paragraphs_by_id", ids=ids)}
     hits = []
-    for paragraph_id, score, ranks in fused:
+    for item in fused:
+        paragraph_id, score, ranks = item.paragraph_id, item.score, item.ranks
         row = details.get(paragraph_id)
         if row is None:  # deleted between the two reads
             continue
@@ -222,11 +349,62 @@ def retrieve_spans(
         )  # fmt: skip
     return Retrieval(
         hits=tuple(hits),
+        documents=tuple(dict.fromkeys((f.document_id, f.document_score) for f in ranking)),
         names=tuple(names),
         segments=tuple(_segments(hits)),
         lucene=lucene,
         vector_mode=vector_mode,
     )
+
+
+def _evidence(
+    ranking: Sequence[Fused], settings: PipelineSettings, required: Sequence[str] = ()
+) -> list[Fused]:
+    """Depth in the best documents rather than one paragraph from each of many: the paragraphs
+    of the top documents (at most `evidence_documents`, each fused to at least
+    `evidence_document_share` of the best document's score), in ranking order. `required`
+    documents (those of compare operands) are always among them when they have a hit."""
+    if not ranking:
+        return []
+    floor = settings.evidence_document_share * max(f.document_score for f in ranking)
+    ranked = {f.document_id for f in ranking}
+    chosen: list[str] = [d for d in dict.fromkeys(required) if d in ranked]
+    for f in ranking:
+        if f.document_score >= floor and f.document_id not in chosen:
+            chosen.append(f.document_id)
+        if len(chosen) == settings.evidence_documents:
+            break
+    return [f for f in ranking if f.document_id in chosen]
+
+
+def _interleave(fused: Sequence[Fused], documents: Sequence[str]) -> list[Fused]:
+    """Compare questions: alternate between the operands' documents, so both sides reach the
+    evidence before the top_k cut; other documents follow."""
+    if len(set(documents)) < 2:
+        return list(fused)
+    queues = [[f for f in fused if f.document_id == d] for d in dict.fromkeys(documents)]
+    mixed = [q[i] for i in range(max(map(len, queues))) for q in queues if i < len(q)]
+    return mixed + [f for f in fused if f.document_id not in set(documents)]
+
+
+def _candidates(rows: Iterable[Mapping[str, Any]]) -> list[Candidate]:
+    return [Candidate(r["paragraphId"], r["documentId"], float(r["score"])) for r in rows]
+
+
+def _names_lead(plan: QueryPlan, names: Sequence[NameMatch]) -> bool:
+    """The knowledge-point channel joins the fusion only when a named concept is what the
+    question is about: a definition, or names covering at least half of the key terms. A short
+    title that merely occurs in a longer question ('Clock' in a question about the display)
+    only expands the full-text query."""
+    if plan.intent in ("definition", "compare"):
+        return True
+    named = {t for n in names for t in re.findall(r"\w+", compact_key(n.matched))}
+    covered = [
+        t
+        for t in plan.terms
+        if compact_key(t) in named or any(compact_key(t) in compact_key(n.matched) for n in names)
+    ]
+    return bool(plan.terms) and len(covered) * 2 >= len(plan.terms)
 
 
 def _segments(hits: Sequence[Hit]) -> list[Segment]:

@@ -247,7 +247,9 @@ def test_format_result_and_summary_line() -> None:
 # --- loading ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "count"), [("pipeline.yaml", 16), ("conflicts.yaml", 77)])
+@pytest.mark.parametrize(
+    ("name", "count"), [("pipeline.yaml", 14), ("answers.yaml", 5), ("conflicts.yaml", 77)]
+)
 def test_shipped_probe_files_load(name: str, count: int) -> None:
     probe_file = load_cases(PROBES / name)
     assert len(probe_file.cases) == count
