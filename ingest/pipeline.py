@@ -221,6 +221,8 @@ def _ingest_scope(
         report.writes = report.writes + delete_document(graph, str(existing[path]["id"]))
         report.removed.append(path)
     report.knowledge_points_pruned += prune_knowledge_points(graph, scope)
+    if changed or gone:
+        graph.write("ingest/refresh_degrees", scope=scope)
 
 
 def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Problem:

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 # Bump when parsing or id derivation changes: every document is then rewritten once.
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 _LINK_CONFIDENCE = 0.5
 _MERMAID_CONFIDENCE = 0.7
 _SUMMARY_CHARS = 280
@@ -52,6 +52,7 @@ class KnowledgePointRow(msgspec.Struct, frozen=True):
     title: str
     aliases: list[str]
     aliasText: str
+    nameKeys: str
     kind: str
     summary: str
     link: str  # DESCRIBED_IN (the document describes it) or DECLARED_IN (only named there)
@@ -101,6 +102,12 @@ class DocumentUnit(msgspec.Struct, frozen=True):
         return str(self.document["path"])
 
 
+def name_keys(kp_id: str, title: str, aliases: Iterable[str]) -> str:
+    """'Water glass' -> 'waterglass': one full-text token per name, so a question that writes
+    the name spaced or compact finds the knowledge point through the index."""
+    return " ".join(dict.fromkeys(k for k in map(compact_key, (kp_id, title, *aliases)) if k))
+
+
 def document_id(scope: str, path: str) -> str:
     return "d_" + _hash(scope, path)
 
@@ -127,6 +134,7 @@ def read_source(
         title=title,
         aliases=list(front.aliases),
         aliasText=" | ".join(front.aliases),
+        nameKeys=name_keys(front.id or slug(stem), title, front.aliases),
         kind=front.kind or "concept",
         summary=front.summary or _summary(markdown.blocks),
         link="DESCRIBED_IN",
@@ -137,6 +145,7 @@ def read_source(
             title=kp.title,
             aliases=list(kp.aliases),
             aliasText=" | ".join(kp.aliases),
+            nameKeys=name_keys(kp.id, kp.title, kp.aliases),
             kind=kp.kind,
             summary=kp.summary,
             link="DECLARED_IN",

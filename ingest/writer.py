@@ -12,6 +12,7 @@ from neo4j import ManagedTransaction
 from ingest.units import DocumentUnit
 from service.db.graph import Graph, WriteCounters
 from service.graph_model import RELATION_TYPES
+from service.scope import scope_key
 
 __all__ = ["delete_document", "prune_knowledge_points", "write_unit"]
 
@@ -63,7 +64,7 @@ def write_unit(
             ("ingest/link_paragraphs", {"rows": paragraph_links, "documentId": doc_id}),
             ("ingest/clear_document_knowledge", {"documentId": doc_id, "scope": scope}),
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,
-                                                "scope": scope}),
+                                                "scope": scope, "scopeKey": scope_key(scope)}),
             ("ingest/create_relations", {"rows": relations, "documentId": doc_id, "scope": scope,
                                          "relationTypes": list(RELATION_TYPES)}),
         ]  # fmt: skip

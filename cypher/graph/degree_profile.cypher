@@ -1,5 +1,6 @@
 // mode: read
-// The anchor's in- and out-degree by relation type, and its rank by total degree in the scope.
+// The anchor's in- and out-degree by relation type, and its rank by total degree in the scope
+// (degrees are refreshed at the end of every ingest of the scope).
 // :param scope => 'graphintent'
 // :param id => 'glass-vessel'
 MATCH (a:KnowledgePoint {scope: $scope, id: $id})
@@ -12,10 +13,8 @@ CALL (a) {
   RETURN collect(type(r)) AS inTypes
 }
 CALL (a) {
-  MATCH (k:KnowledgePoint {scope: a.scope})
-  WITH k, COUNT { (k)--(:KnowledgePoint) } AS degree
-  WITH collect(degree) AS degrees
-  RETURN size([d IN degrees WHERE d > COUNT { (a)--(:KnowledgePoint) }]) + 1 AS centralityRank,
-         size(degrees) AS scopeSize
+  OPTIONAL MATCH (o:KnowledgePoint {scope: $scope})
+  WHERE o.degree > coalesce(a.degree, 0)
+  RETURN count(o) + 1 AS centralityRank
 }
-RETURN outTypes, inTypes, centralityRank, scopeSize
+RETURN outTypes, inTypes, centralityRank

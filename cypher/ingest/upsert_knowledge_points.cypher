@@ -8,7 +8,8 @@ WITH d, k, row,
      row.link = 'DESCRIBED_IN' OR NOT EXISTS { (k)-[:DESCRIBED_IN]->(:Document) } AS owns
 SET k += CASE WHEN owns
               THEN {title: row.title, aliases: row.aliases, aliasText: row.aliasText,
-                    kind: row.kind, summary: row.summary}
+                    nameKeys: row.nameKeys, kind: row.kind, summary: row.summary}
               ELSE {} END
+SET k.scopeKey = $scopeKey
 REMOVE k.stub
 MERGE (k)-[:$(row.link)]->(d)

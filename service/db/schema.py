@@ -14,10 +14,13 @@ __all__ = ["SchemaError", "apply_schema", "index_report"]
 KGS_INDEXES = frozenset(
     {
         "paragraph_search",
-        "knowledge_point_names",
+        "knowledge_point_search",
         "paragraph_embedding",
         "document_scope_path",
         "paragraph_scope",
+        "knowledge_point_scope_degree",
+        "paragraph_document_id",
+        "heading_document_id",
     }
 )
 _POLL_INTERVAL_S = 0.25

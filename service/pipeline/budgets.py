@@ -37,7 +37,10 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     evidence_documents: int = 4  # documents whose paragraphs may become direct support
     evidence_document_share: float = 0.6  # ... when their fused score is this share of the best
     top_k: int = 8  # fused paragraph hits kept
-    vector_oversample: int = 4  # vector candidates fetched per wanted hit (scope post-filter)
+    vector_oversample: float = 2.0  # index candidates per wanted in-scope hit, after scope share
+    vector_max_candidates: int = 4000  # HNSW top-k ceiling
+    exact_vector_max_paragraphs: int = 3000  # smaller scopes: exact cosine over every paragraph
+    name_candidates: int = 50  # knowledge points fetched by name before exact name matching
     parent_sections: int = 2  # sections read whole as parent context (those of the best hits)
     window_paragraphs: int = 5  # local window each side of a span
     window_paragraphs_structured: int = 2  # inside tables, code and Mermaid

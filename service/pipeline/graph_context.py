@@ -252,5 +252,4 @@ def _degree(row: Mapping[str, Any]) -> dict[str, Any]:
         "outByRelation": dict(sorted(outgoing.items())),
         "inByRelation": dict(sorted(incoming.items())),
         "centralityRank": row.get("centralityRank"),
-        "scopeSize": row.get("scopeSize"),
     }

@@ -11,6 +11,7 @@ Each fused hit carries its best sentence span with exact source offsets and a st
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -34,7 +35,6 @@ __all__ = [
 ]
 
 Channel = Literal["fulltext", "vector", "knowledgePoint"]
-EXACT_VECTOR_MAX_PARAGRAPHS = 20_000  # above this the approximate index is used
 CHANNELS = frozenset({"fulltext", "vector", "knowledgePoint"})
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _LEAD_PARAGRAPHS = 3
@@ -139,6 +139,32 @@ def _word_runs(text: str, longest: int = 4) -> set[str]:
     return {
         "".join(words[i : i + n]) for n in range(1, longest + 1) for i in range(len(words) - n + 1)
     }
+
+
+def name_query(scope: str, query: str) -> str:
+    """Lucene query for knowledge point names: the question's words, the compact forms of its
+    2-4 word runs (matching nameKeys), and its CJK runs."""
+    runs = sorted(_word_runs(query) - set(re.findall(r"[a-z0-9]+", query.lower())))
+    words = re.findall(r"[A-Za-z0-9]+|[^\W\dA-Za-z_]+", query)
+    return lucene_query(scope, [*words, *runs], [])
+
+
+_COUNTS: dict[str, tuple[float, int, int]] = {}  # scope -> (time, in scope, in database)
+_COUNTS_TTL_S = 60.0
+_COUNTS_MAX_SCOPES = 1024
+
+
+def _paragraph_counts(graph: Graph, scope: str) -> tuple[int, int]:
+    """Cached for a minute: only used to choose exact or index search and the oversampling."""
+    now = time.monotonic()
+    cached = _COUNTS.get(scope)
+    if cached and now - cached[0] < _COUNTS_TTL_S:
+        return cached[1], cached[2]
+    row = graph.read("retrieval/paragraph_counts", scope=scope)[0]
+    if len(_COUNTS) >= _COUNTS_MAX_SCOPES:
+        _COUNTS.clear()
+    _COUNTS[scope] = (now, int(row["scopeParagraphs"]), int(row["allParagraphs"]))
+    return _COUNTS[scope][1], _COUNTS[scope][2]
 
 
 def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> str:
@@ -274,7 +300,12 @@ def retrieve_spans(
     channels: frozenset[str] = CHANNELS,
 ) -> Retrieval:
     """`channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
-    kps = graph.read("retrieval/scope_knowledge_point_names", scope=plan.scope)
+    kps = graph.read(
+        "retrieval/knowledge_point_candidates",
+        lucene=name_query(plan.scope, plan.query),
+        scope=plan.scope,
+        limit=settings.name_candidates,
+    )
     names = match_names(plan.query, plan.operands, kps)
     expansions = [n.title for n in names] + [
         a for kp in kps if kp["id"] in {n.id for n in names} for a in (kp["aliases"] or [])
@@ -290,18 +321,24 @@ def retrieve_spans(
         found["fulltext"] = _candidates(rows)
     vector_mode = "none"
     if query_vector is not None and "vector" in channels:
-        size = graph.read("retrieval/scope_size", scope=plan.scope)[0]["paragraphs"]
+        in_scope, total = _paragraph_counts(graph, plan.scope)
         vector = list(query_vector)
-        if size <= EXACT_VECTOR_MAX_PARAGRAPHS:
+        if in_scope <= settings.exact_vector_max_paragraphs:
             vector_mode = "exact"
             rows = graph.read(
                 "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
             )
         else:
-            vector_mode = "index"
+            # The index ranks every scope; ask for enough that `limit` of them are this scope's.
+            share = in_scope / max(total, 1)
+            candidates = min(
+                settings.vector_max_candidates,
+                max(limit, int(limit * settings.vector_oversample / max(share, 1e-9))),
+            )
+            vector_mode = f"index:{candidates}"
             rows = graph.read(
                 "retrieval/vector_paragraphs_index", scope=plan.scope, vector=vector, limit=limit,
-                candidates=limit * settings.vector_oversample,
+                candidates=candidates,
             )  # fmt: skip
         found["vector"] = _candidates(rows)
     documents = [n.document_id for n in names if n.document_id]

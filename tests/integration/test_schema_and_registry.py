@@ -15,7 +15,7 @@ def test_indexes_are_online_and_schema_is_idempotent(graph: Graph) -> None:
     assert all(s.state == "ONLINE" for s in states)
     by_name = {s.name: s.type for s in index_report(graph)}
     assert by_name["paragraph_search"] == "FULLTEXT"
-    assert by_name["knowledge_point_names"] == "FULLTEXT"
+    assert by_name["knowledge_point_search"] == "FULLTEXT"
     assert by_name["paragraph_embedding"] == "VECTOR"
 
 
