@@ -4,22 +4,25 @@ HybridRetriever on the same Neo4j, indexes, embedder and questions, at 10k and 1
 
     .venv/bin/python bench/evidence_latency.py [--questions 220] [--top-k 10] [--scales 10k,100k]
 
-Corpus: generated documents (sentences of the shipped knowledge base recombined, ~25 paragraphs
-per document with headings, a table and a code block, five front-matter relations and a link
-per document) are parsed and written through the project's own write path (`read_source` ->
-`build_unit` -> `write_unit`) into the scopes `bench-latency-10k` and `bench-latency-100k`.
-Embedding 110k paragraphs with the real model would take hours on 2 cores, so the stored
-paragraph vectors are synthetic: ~2,000 real paragraphs of the corpus are embedded once with
-the real model, and every paragraph gets a perturbed copy of one of them (Gaussian noise,
-re-normalised). Query embeddings are always real. A scope that already holds the expected
-documents, paragraphs and vectors is not rewritten; a partial one is completed.
+Corpus: generated Markdown documents (sentences of the shipped knowledge base recombined, 25
+paragraphs per document under headings, a table and a code block, five front-matter relations
+and a link per document) under bench/out/evidence-latency/corpus/, ingested by the project's own
+`ingest()` (parse, units, skip-unchanged, write, prune, end-of-scope steps) into the scopes
+`bench-latency-10k` and `bench-latency-100k`. Embedding 110k paragraphs with the real model would
+take hours on 2 cores, so the stored paragraph vectors are synthetic: 2,000 real paragraphs of
+the corpus are embedded once with the real model, and ingest is handed an embedder that gives
+every paragraph a perturbed copy of one of them (Gaussian noise, re-normalised). Query
+embeddings are always real. Unchanged documents are skipped by ingest itself, so a scope that
+already holds this corpus is not rewritten; a partial or outdated one is completed.
 
 Timing (warm, one client, sequential): after a warm-up, every question is run through four
 measures in rotating order: the query embedding alone, our retrieval stage (plan + query
 embedding + `retrieve_spans`), our whole evidence path (`answer_question`), and
 `HybridRetriever.search(query_text=..., top_k=10)` (its own embedding included).
-HybridRetriever has no scope filter: it searches the whole indexes, i.e. every scope in the
-database. Raw timings, traces and the table go to bench/out/evidence-latency/.
+Each measure meets the question as new (compiled per-question regular expressions are dropped
+from Python's `re` cache before each one). HybridRetriever has no scope filter: it searches the
+whole indexes, i.e. every scope in the database. Raw timings, traces and the table go to
+bench/out/evidence-latency/.
 
 neo4j-graphrag comes from bench/graphrag-requirements.txt: installed into the project venv
 when `pip install --dry-run` shows it changes no installed package, else into
@@ -53,9 +56,9 @@ import numpy.typing as npt
 
 from ingest.embeddings import SentenceTransformerEmbedder, model_location
 from ingest.markdown import parse_markdown
+from ingest.pipeline import IngestOptions, ingest
 from ingest.problems import Problem
-from ingest.units import KnowledgePointIndex, ParsedSource, build_unit, embedding_input, read_source
-from ingest.writer import delete_document, write_unit
+from ingest.units import ParsedSource, embedding_input, read_source
 from service.db import open_graph
 from service.db.graph import Graph
 from service.pipeline.budgets import PipelineSettings
@@ -228,59 +231,89 @@ def scope_counts(graph: Graph, scope: str) -> dict[str, int]:
     return {k: int(v) for k, v in rows[0].items()}
 
 
+class SyntheticEmbedder:
+    """Stands in for the model during corpus writing only: a paragraph's vector is a perturbed
+    copy (Gaussian noise, re-normalised) of one of the real base vectors: its own when it is a
+    base paragraph, else one chosen by a hash of its text. Deterministic per text."""
+
+    def __init__(self, texts: Sequence[str], vectors: npt.NDArray[np.float32], model: str) -> None:
+        self.name = f"synthetic-perturbed-{model}"  # never mistaken for real vectors
+        self.dimensions = DIMENSIONS
+        self.base = vectors
+        self.own = {t: i for i, t in enumerate(texts)}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float64)
+        for row, text in enumerate(texts):
+            seed = zlib.crc32(text.encode())
+            pick = self.own.get(text, seed % len(self.base))
+            noise = np.random.default_rng(seed).normal(0.0, NOISE_SIGMA, DIMENSIONS)
+            out[row] = self.base[pick] + noise
+        out /= np.linalg.norm(out, axis=1, keepdims=True)
+        return [list(v) for v in out.tolist()]
+
+
+class PrintProgress:
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.next = total, 0, total // 10
+        self.started = time.perf_counter()
+
+    def files(self, count: int) -> None: ...
+
+    def embeddings(self, count: int) -> None: ...
+
+    def paragraphs(self, count: int) -> None:
+        self.done += count
+        if self.done >= self.next:
+            self.next += self.total // 10
+            elapsed = time.perf_counter() - self.started
+            print(
+                f"    {self.done:,}/{self.total:,} paragraphs written, {elapsed:.0f} s", flush=True
+            )
+
+
 def ensure_corpus(
     graph: Graph,
     corpus: Corpus,
-    embedder: SentenceTransformerEmbedder,
     settings: Settings,
-    base_texts: Callable[[], list[str]],
+    synthetic: Callable[[], SyntheticEmbedder],
 ) -> dict[str, Any]:
-    """Write the scope unless it already holds the expected counts; returns what was done."""
-    count = len(corpus.documents)
+    """Write the scope through the project's own `ingest()` (parse, units, skip-unchanged,
+    write, prune, end-of-scope steps) with synthetic vectors. Unchanged documents are skipped by
+    ingest itself, so a scope that already holds this corpus costs one parse and hash pass."""
+    folder = OUT / "corpus" / corpus.scope
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = {Path(path).name: source for path, source in corpus.documents}
+    for stale in set(p.name for p in folder.glob("*.md")) - set(wanted):
+        (folder / stale).unlink()
+    for name, source in wanted.items():
+        file = folder / name
+        if not file.exists() or file.read_text(encoding="utf-8") != source:
+            file.write_text(source, encoding="utf-8")
     before = scope_counts(graph, corpus.scope)
-    expected = {"documents": count, "paragraphs": corpus.paragraphs, "vectors": corpus.paragraphs}
-    if before == expected:
-        print(f"  {corpus.scope}: already holds {before}; not rewritten", flush=True)
-        return {"written": 0, "seconds": 0.0, "counts": before}
-    print(f"  {corpus.scope}: holds {before}, expected {expected}; writing", flush=True)
-    started = time.perf_counter()
-    parsed = parse_all(corpus, settings.ingest.max_paragraph_chars)
-    index = KnowledgePointIndex(
-        [(kp.id, kp.title, kp.aliases) for p in parsed for kp in p.knowledge_points],
-        {p.path: p.primary_id for p in parsed},
-    )
-    units = [build_unit(p, index, model=embedder.name) for p in parsed]
-    blocks = sum(len(u.paragraphs) for u in units)
-    if blocks != corpus.paragraphs:
-        raise RuntimeError(f"generator produced {blocks} paragraphs, not {corpus.paragraphs}")
-    existing = {r["path"]: r for r in graph.read("ingest/document_states", scope=corpus.scope)}
-    for path in set(existing) - {u.path for u in units}:
-        delete_document(graph, str(existing[path]["id"]))
-    todo = [
-        u for u in units
-        if existing.get(u.path, {}).get("unitHash") != u.unit_hash
-        or existing[u.path]["embeddingStatus"] != "ok"
-    ]  # fmt: skip
-    base = base_vectors(base_texts(), embedder)
-    rng = np.random.default_rng(zlib.crc32(corpus.scope.encode()))
-    written = 0
-    for unit in todo:
-        n = len(unit.paragraphs)
-        picks = rng.integers(0, len(base), size=n)
-        noisy = base[picks] + rng.normal(0.0, NOISE_SIGMA, size=(n, DIMENSIONS))
-        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        vectors = {p["id"]: v for p, v in zip(unit.paragraphs, noisy.tolist(), strict=True)}
-        write_unit(graph, unit, vectors, "ok")
-        written += 1
-        if written % max(1, len(todo) // 10) == 0:
-            elapsed = time.perf_counter() - started
-            print(f"    {written}/{len(todo)} documents, {elapsed:.0f} s", flush=True)
-    seconds = time.perf_counter() - started
+    expected = {"documents": len(wanted), "paragraphs": corpus.paragraphs,
+                "vectors": corpus.paragraphs}  # fmt: skip
+    print(f"  {corpus.scope}: holds {before}; ingesting (unchanged documents are skipped)",
+          flush=True)  # fmt: skip
+    report = ingest(
+        graph, synthetic(), folder, IngestOptions(scope=corpus.scope, prune=True),
+        settings.ingest, PrintProgress(corpus.paragraphs),
+    )  # fmt: skip
+    errors = [p for p in report.problems if p.severity == "error"]
     after = scope_counts(graph, corpus.scope)
-    if after != expected:
-        raise RuntimeError(f"{corpus.scope} holds {after} after writing, expected {expected}")
-    print(f"  {corpus.scope}: wrote {written} documents in {seconds:.0f} s", flush=True)
-    return {"written": written, "seconds": round(seconds, 1), "counts": after}
+    if errors or after != expected:
+        raise RuntimeError(f"{corpus.scope} holds {after}, expected {expected}; errors {errors}")
+    done = {
+        "added": len(report.added),
+        "updated": len(report.updated),
+        "unchanged": len(report.unchanged),
+        "removed": len(report.removed),
+        "warnings": len(report.problems),
+        "seconds": report.elapsed_s,
+        "counts": after,
+    }
+    print(f"  {corpus.scope}: {done}", flush=True)
+    return done
 
 
 # --------------------------------------------------------------------------- questions
@@ -612,6 +645,8 @@ def time_scale(
             result.graphrag_items.append(items)
         return elapsed
 
+    patterns: dict[Any, Any] = {}  # Python's regex cache after the warm-up
+
     def run(q: str, rotation: int, record: bool) -> None:
         measures: list[tuple[str, Callable[[], float]]] = [
             ("whole", lambda: whole(q, record)),
@@ -621,18 +656,41 @@ def time_scale(
         ]
         rotation %= len(measures)
         for name, measure in measures[rotation:] + measures[:rotation]:
+            _forget_question_patterns(patterns)
             elapsed = measure()
             if record:
                 result.times[name].append(elapsed)
 
     for i, (_, q) in enumerate(warmup):
         run(q, i, record=False)
+    patterns.update(_regex_cache_snapshot())
     window = CpuWindow(neo4j_pid())
     for i, (_, q) in enumerate(questions):
         run(q, i, record=True)
         if (i + 1) % 50 == 0:
             print(f"    {i + 1}/{len(questions)} questions", flush=True)
     result.cpu = window.finish()
+
+
+def _regex_cache_snapshot() -> dict[Any, Any]:
+    cache = getattr(re, "_cache", None)
+    return dict(cache) if isinstance(cache, dict) else {}
+
+
+def _forget_question_patterns(baseline: dict[Any, Any]) -> None:
+    """Every measure meets the question for the first time. The pipeline compiles regular
+    expressions from the question's terms (service/pipeline/spans.py), and Python's `re` cache
+    would otherwise hand the second measure of a question the first one's compiled patterns
+    (several ms per term). The patterns cached by the warm-up (the static ones) stay."""
+    cache = getattr(re, "_cache", None)
+    if isinstance(cache, dict):
+        cache.clear()
+        cache.update(baseline)
+        extra = getattr(re, "_cache2", None)  # Python 3.12+: a second, smaller cache
+        if isinstance(extra, dict):
+            extra.clear()
+    else:
+        re.purge()
 
 
 def _count(counter: dict[str, int], key: str) -> None:
@@ -675,7 +733,8 @@ def report(results: Sequence[ScaleResult], meta: dict[str, Any]) -> list[str]:
     lines = [
         f"evidence-path latency, {meta['date']}, {meta['cores']} cores, Neo4j "
         f"{meta['neo4jVersion']}, top-k {meta['topK']}, {meta['questions']} questions per "
-        f"scope after {WARMUP_QUESTIONS} warm-up questions, one client, sequential",
+        f"scope after {WARMUP_QUESTIONS} warm-up questions, one client, sequential, torch "
+        f"threads {meta['embeddingThreads']}; newest code file {meta['codeNewest']}",
         f"neo4j-graphrag: {meta['graphragMode']}; HybridRetriever has NO scope filter: it "
         f"searches the whole indexes ({meta['indexedParagraphs']:,} paragraphs of every scope "
         "in this database), ours searches only the named scope",
@@ -724,7 +783,7 @@ def report(results: Sequence[ScaleResult], meta: dict[str, Any]) -> list[str]:
         for r in results:
             values = r.cypher.get(name, [])
             rows_n = r.cypher_rows.get(name, [])
-            row += [f"{len(values) / max(1, len(r.stages)):.2f}",
+            row += [f"{len(values) / max(1, len(r.stages)):.3g}",
                     f"{pct(values, 50):.1f}" if values else "-",
                     f"{pct(values, 95):.1f}" if values else "-",
                     f"{statistics.median(rows_n):.0f}" if rows_n else "-"]  # fmt: skip
@@ -791,8 +850,16 @@ def main() -> None:
         embedder = SentenceTransformerEmbedder(settings.embedding)
         embedder.embed(["warm the model"])
         print("corpus:", flush=True)
-        written = {s: ensure_corpus(graph, corpora[s], embedder, settings, base_texts)
-                   for s in scales}  # fmt: skip
+        synthetic: list[SyntheticEmbedder] = []
+
+        def make_synthetic() -> SyntheticEmbedder:
+            if not synthetic:
+                texts = base_texts()
+                vectors = base_vectors(texts, embedder)
+                synthetic.append(SyntheticEmbedder(texts, vectors, embedder.name))
+            return synthetic[0]
+
+        written = {s: ensure_corpus(graph, corpora[s], settings, make_synthetic) for s in scales}
         model_path = model_location(settings.embedding.model)
         graphrag = graphrag_side(
             graph,
@@ -821,8 +888,16 @@ def main() -> None:
     finally:
         close()
 
+    newest = max(
+        (f for d in ("service", "ingest", "cypher") for f in (ROOT / d).rglob("*.*")
+         if "__pycache__" not in f.parts),
+        key=lambda f: f.stat().st_mtime,
+    )  # fmt: skip
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M"),
+        "embeddingThreads": settings.embedding.max_threads,
+        "codeNewest": f"{newest.relative_to(ROOT)} "
+        f"{time.strftime('%H:%M:%S', time.localtime(newest.stat().st_mtime))}",
         "cores": os.cpu_count(),
         "neo4jVersion": version,
         "topK": args.top_k,

@@ -176,43 +176,40 @@ def _window(paragraphs: Sequence[Row], hit: Hit, radius: int, taken: set[str]) -
 def _joined(
     role: Role, rows: Sequence[Row], hit: Hit, boundary: SourceBoundary, priority: float
 ) -> Fragment:
+    kp = hit.knowledge_point_ids[0] if hit.knowledge_point_ids else None
+    return _fragment(role, rows, boundary, priority, kp)
+
+
+def _single(
+    role: Role, row: Row, boundary: SourceBoundary, priority: float, kp: str | None
+) -> Fragment:
+    return _fragment(role, [row], boundary, priority, kp)
+
+
+def _fragment(
+    role: Role,
+    rows: Sequence[Row],
+    boundary: SourceBoundary,
+    priority: float,
+    kp: str | None,
+    relation: str | None = None,
+) -> Fragment:
+    """One fragment over consecutive-in-reading-order paragraph rows of one document."""
     first, last = rows[0], rows[-1]
+    document_id = str(first["documentId"])
+    start, end = int(first["startOffset"]), int(last["endOffset"])
     return Fragment(
-        id=fragment_id(role, hit.document_id, int(first["startOffset"]), int(last["endOffset"])),
+        id=fragment_id(role, document_id, start, end),
         role=role,
-        document_id=hit.document_id,
-        path=hit.path,
+        document_id=document_id,
+        path=str(first["path"]),
         heading_path=tuple(first["headingPath"] or ()),
-        start_offset=int(first["startOffset"]),
-        end_offset=int(last["endOffset"]),
+        start_offset=start,
+        end_offset=end,
         start_line=int(first["startLine"]),
         end_line=int(last["endLine"]),
         text="\n\n".join(str(r["text"]) for r in rows),
         citation_ids=tuple(paragraph_citation(r) for r in rows),
-        knowledge_point_id=hit.knowledge_point_ids[0] if hit.knowledge_point_ids else None,
-        source_boundary=boundary,
-        priority=priority,
-    )
-
-
-def _single(
-    role: Role, row: Row, boundary: SourceBoundary, priority: float, kp: str | None,
-    relation: str | None = None,
-) -> Fragment:  # fmt: skip
-    return Fragment(
-        id=fragment_id(
-            role, str(row["documentId"]), int(row["startOffset"]), int(row["endOffset"])
-        ),
-        role=role,
-        document_id=str(row["documentId"]),
-        path=str(row["path"]),
-        heading_path=tuple(row["headingPath"] or ()),
-        start_offset=int(row["startOffset"]),
-        end_offset=int(row["endOffset"]),
-        start_line=int(row["startLine"]),
-        end_line=int(row["endLine"]),
-        text=str(row["text"]),
-        citation_ids=(paragraph_citation(row),),
         knowledge_point_id=kp,
         source_boundary=boundary,
         relation=relation,
@@ -247,28 +244,8 @@ def _neighbour_fragment(
     rows = [lead] if best is lead else sorted([lead, best], key=lambda r: int(r["ordinal"]))
     taken.update(str(r["paragraphId"]) for r in rows)
     relation = f"{neighbour.direction}:{neighbour.relation}"
-    if len(rows) == 1:
-        return _single("graph_neighbor_support", rows[0], "full_document", neighbour.score,
-                       neighbour.id, relation)  # fmt: skip
-    first, last = rows
-    return Fragment(
-        id=fragment_id(
-            "graph_neighbor_support", document_id, int(first["startOffset"]), int(last["endOffset"])
-        ),
-        role="graph_neighbor_support",
-        document_id=document_id,
-        path=str(first["path"]),
-        heading_path=tuple(first["headingPath"] or ()),
-        start_offset=int(first["startOffset"]),
-        end_offset=int(last["endOffset"]),
-        start_line=int(first["startLine"]),
-        end_line=int(last["endLine"]),
-        text="\n\n".join(str(r["text"]) for r in rows),
-        citation_ids=tuple(paragraph_citation(r) for r in rows),
-        knowledge_point_id=neighbour.id,
-        source_boundary="full_document",
-        relation=relation,
-        priority=neighbour.score,
+    return _fragment(
+        "graph_neighbor_support", rows, "full_document", neighbour.score, neighbour.id, relation
     )
 
 
