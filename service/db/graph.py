@@ -7,6 +7,7 @@ show exactly what ran and a person can replay it in Neo4j Browser.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+MAX_RECORDED_CALLS = 10_000
 Row = dict[str, Any]
 
 
@@ -93,16 +95,14 @@ class Graph:
         self.registry = registry
         self.database = database
         self.query_timeout_s = query_timeout_s
-        self.calls: list[CypherCall] = []
+        # The most recent calls (a question's trace reads them from its own child Graph).
+        self.calls: deque[CypherCall] = deque(maxlen=MAX_RECORDED_CALLS)
 
     def child(self) -> Graph:
         """The same driver and statements with its own call record (one per question)."""
         return Graph(
             self.driver, self.registry, database=self.database, query_timeout_s=self.query_timeout_s
         )
-
-    def statement(self, name: str) -> Statement:
-        return self.registry.get(name)
 
     def read(self, name: str, **params: Any) -> list[Row]:
         stmt = self.registry.get(name)
@@ -134,9 +134,6 @@ class Graph:
                 properties_set=counters.properties_set,
             ),
         )
-
-    def run_read(self, tx: ManagedTransaction, name: str, **params: Any) -> list[Row]:
-        return self._rows(tx, self.registry.get(name), params)
 
     def in_write_transaction(
         self, work: Callable[[ManagedTransaction], T], *, label: str = "unit"
