@@ -842,6 +842,15 @@ def main() -> None:
         parser.error(f"unknown scale(s) {unknown}; known: {sorted(SCALES)}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     settings = Settings.from_env()
+    newest = max(
+        (f for d in ("service", "ingest", "cypher") for f in (ROOT / d).rglob("*.*")
+         if "__pycache__" not in f.parts),
+        key=lambda f: f.stat().st_mtime,
+    )  # fmt: skip
+    code_newest = (  # the code this run imported (checked at start: others edit concurrently)
+        f"{newest.relative_to(ROOT)} "
+        f"{time.strftime('%H:%M:%S', time.localtime(newest.stat().st_mtime))}"
+    )
     OUT.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
 
@@ -902,16 +911,10 @@ def main() -> None:
     finally:
         close()
 
-    newest = max(
-        (f for d in ("service", "ingest", "cypher") for f in (ROOT / d).rglob("*.*")
-         if "__pycache__" not in f.parts),
-        key=lambda f: f.stat().st_mtime,
-    )  # fmt: skip
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "embeddingThreads": settings.embedding.max_threads,
-        "codeNewest": f"{newest.relative_to(ROOT)} "
-        f"{time.strftime('%H:%M:%S', time.localtime(newest.stat().st_mtime))}",
+        "codeNewest": code_newest,
         "cores": os.cpu_count(),
         "neo4jVersion": version,
         "topK": args.top_k,
