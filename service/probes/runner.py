@@ -38,8 +38,10 @@ def run_probes(
     for case in probe_file.cases:
         try:
             response = answer_question(
-                graph, embedder, case.query, scope=case.scope, depth=case.depth
+                graph, embedder, case.query, scope=scope_prefix + case.scope, depth=case.depth
             )
+            for citation in response["citations"]:
+                citation["path"] = citation["path"].removeprefix(scope_prefix)
             failures = check_case(case, response)
         except Exception as error:  # one broken case must not hide the others' results
             failures = [f"error: {type(error).__name__}: {error}"]
