@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ingest.embeddings import SentenceTransformerEmbedder
-from ingest.pipeline import IngestOptions, IngestReport, ingest
+from ingest.pipeline import IngestOptions, IngestReport, InvalidScope, ingest
 from service.db import graph_session
 from service.settings import Settings
 
@@ -50,7 +50,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
     try:
         with graph_session(settings) as graph:
             report = ingest(graph, embedder, Path(args.path), options, settings.ingest, bars)
-    except ValueError as error:  # an invalid --scope
+    except InvalidScope as error:
         print(f"kgs: {error}", file=sys.stderr)
         return 2
     finally:

@@ -23,12 +23,16 @@ from ingest.writer import delete_document, prune_knowledge_points, write_unit
 from service.db.graph import Graph, WriteCounters
 from service.settings import IngestSettings
 
-__all__ = ["IngestOptions", "IngestReport", "Progress", "discover", "ingest"]
+__all__ = ["IngestOptions", "IngestReport", "InvalidScope", "Progress", "discover", "ingest"]
 
 SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 EMBEDDING_OK = "ok"
 EMBEDDING_DISABLED = "disabled"
 _EMBED_CHUNK_PARAGRAPHS = 512  # paragraphs embedded together before their documents are written
+
+
+class InvalidScope(ValueError):
+    """A scope name that is not letters, digits, '.', '_' and '-' (at most 64)."""
 
 
 class IngestOptions(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,7 +88,7 @@ def discover(root: Path, scope: str | None) -> tuple[list[SourceFile], list[Prob
     if not root.exists():
         raise FileNotFoundError(f"no such file or directory: {root}")
     if scope is not None and not SCOPE_NAME.match(scope):
-        raise ValueError(f"invalid scope name {scope!r} (letters, digits, '.', '_', '-'; max 64)")
+        raise InvalidScope(f"invalid scope name {scope!r} (letters, digits, '.', '_', '-'; max 64)")
     if root.is_file():
         name = scope or root.resolve().parent.name
         return [SourceFile(name, f"{name}/{root.name}", root)], problems

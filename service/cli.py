@@ -18,6 +18,8 @@ from service.db.graph import ReadOnlyViolation
 from service.db.local_server import LocalNeo4jError
 from service.db.schema import SchemaError
 from service.db.selection import local_server
+from service.pipeline.runner import QuestionError
+from service.probes.cases import ProbeFileError
 from service.settings import Settings, SettingsError
 
 __all__ = ["main"]
@@ -26,7 +28,8 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 # Errors with a message meant for the user; anything else is a bug and keeps its traceback.
 _USER_ERRORS = (
-    ValueError,  # bad questions, probe files and scopes carry their own message
+    QuestionError,
+    ProbeFileError,
     LocalNeo4jError,
     SettingsError,
     CypherRegistryError,
