@@ -73,7 +73,6 @@ class IngestSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Limits of one ingestion run."""
 
     max_file_bytes: int = 2_000_000
-    write_batch_rows: int = 500
     max_paragraph_chars: int = 20_000  # longer blocks are split at line boundaries
 
 
@@ -116,7 +115,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             ingest=IngestSettings(
                 max_file_bytes=_int(env, "KGS_INGEST_MAX_FILE_BYTES", 2_000_000),
-                write_batch_rows=_int(env, "KGS_INGEST_BATCH_ROWS", 500),
             ),
             cypher_dir=Path(env.get("KGS_CYPHER_DIR", str(root / "cypher"))),
             use_docker=env.get("KGS_USE_DOCKER", "auto") != "off",
