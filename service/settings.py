@@ -15,6 +15,7 @@ import msgspec
 __all__ = [
     "EmbeddingSettings",
     "IngestSettings",
+    "LlmSettings",
     "LocalServerSettings",
     "Neo4jSettings",
     "Settings",
@@ -76,6 +77,23 @@ class IngestSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_paragraph_chars: int = 20_000  # longer blocks are split at line boundaries
 
 
+class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The optional OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, ...) of the bounded
+    sufficiency judge. `base_url=None`: no provider; the deterministic path decides alone."""
+
+    base_url: str | None = None  # e.g. http://127.0.0.1:11434/v1 (the path before /chat/...)
+    model: str = "gpt-4o-mini"
+    api_key: str | None = None
+    timeout_s: float = 4.0  # whole request; the judge is never retried
+    max_output_tokens: int = 300
+    # "json_schema" (strict schema), "json_object" (older servers) or "none" (plain text)
+    response_format: str = "json_schema"
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url)
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     neo4j: Neo4jSettings
     local: LocalServerSettings
@@ -83,6 +101,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ingest: IngestSettings
     cypher_dir: Path
     use_docker: bool = True
+    llm: LlmSettings = msgspec.field(default_factory=LlmSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -118,6 +137,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             cypher_dir=Path(env.get("KGS_CYPHER_DIR", str(root / "cypher"))),
             use_docker=env.get("KGS_USE_DOCKER", "auto") != "off",
+            llm=LlmSettings(
+                base_url=env.get("KGS_LLM_BASE_URL") or None,
+                model=env.get("KGS_LLM_MODEL") or "gpt-4o-mini",
+                api_key=env.get("KGS_LLM_API_KEY") or None,
+                timeout_s=_float(env, "KGS_LLM_TIMEOUT_S", 4.0),
+                max_output_tokens=_int(env, "KGS_LLM_MAX_OUTPUT_TOKENS", 300),
+                response_format=_choice(
+                    env, "KGS_LLM_RESPONSE_FORMAT", ("json_schema", "json_object", "none")
+                ),
+            ),
         )
 
 
@@ -132,6 +161,14 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     if value <= 0:
         raise SettingsError(f"{name} must be positive, got {value}")
     return value
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
+    """One of `allowed`; the first is the default."""
+    raw = env.get(name) or allowed[0]
+    if raw not in allowed:
+        raise SettingsError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw
 
 
 def _float(env: Mapping[str, str], name: str, default: float) -> float:
