@@ -9,7 +9,10 @@ leaves this stage are candidate fragments with roles, which the context pack the
   (±5 by default, ±2 inside tables/code/Mermaid, ±7 for causal or deep questions);
 - graph_neighbor_support: a neighbour's own text (its lead paragraph and the paragraph that
   best matches the question), read from its complete document;
-- background: the anchor document's lead paragraph.
+- background: the anchor document's lead paragraph;
+- conflict: contradicting comparable facts found by scanning every paragraph of all selected
+  documents (conflicts.py), not only the matched spans; one fragment per contradiction, whose
+  text states every value with its source and whose citations are the sentences on each side.
 Overlaps are removed by paragraph id; Mermaid and code blocks never enter windows wholesale
 unless the span itself is inside one. A neighbour without a readable source document yields a
 `source_window_unavailable` decision attributed to graph_neighbor_support, never an error.
@@ -27,7 +30,15 @@ import msgspec
 
 from service.db.graph import Graph
 from service.pipeline.budgets import PipelineSettings
+from service.pipeline.conflicts import (
+    Conflict,
+    ConflictSettings,
+    conflict_text,
+    scan_conflicts,
+    select_conflicts,
+)
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
+from service.pipeline.facts import Passage
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
@@ -62,6 +73,7 @@ def augment_documents(
     retrieval: Retrieval,
     context: GraphContext,
     settings: PipelineSettings,
+    conflict_settings: ConflictSettings | None = None,
 ) -> Augmentation:
     neighbours = [*context.predecessors, *context.successors]
     wanted = list(
@@ -123,6 +135,12 @@ def augment_documents(
         if lead is not None:
             fragments.append(_single("background", lead, "full_document", 0.0, context.anchor_id))
             used[document_id].add(str(lead["paragraphId"]))
+
+    conflicts = _conflict_fragments(
+        documents, retrieval, neighbours, plan, conflict_settings or ConflictSettings()
+    )
+    fragments += conflicts
+    observed |= {c for fragment in conflicts for c in fragment.citation_ids}
 
     return Augmentation(
         fragments=tuple(fragments),
@@ -246,6 +264,66 @@ def _neighbour_fragment(
     relation = f"{neighbour.direction}:{neighbour.relation}"
     return _fragment(
         "graph_neighbor_support", rows, "full_document", neighbour.score, neighbour.id, relation
+    )
+
+
+def _conflict_fragments(
+    documents: Mapping[str, Sequence[Row]],
+    retrieval: Retrieval,
+    neighbours: Sequence[Neighbour],
+    plan: QueryPlan,
+    settings: ConflictSettings,
+) -> list[Fragment]:
+    """Conflict fragments from a scan of every paragraph of the selected documents."""
+    passages = [
+        Passage(
+            document_id=str(r["documentId"]), path=str(r["path"]),
+            paragraph_id=str(r["paragraphId"]), text=str(r["text"]),
+            start_offset=int(r["startOffset"]), start_line=int(r["startLine"]), kind=str(r["kind"]),
+        )
+        for rows in documents.values()
+        for r in rows
+    ]  # fmt: skip
+    knowledge_points = {n.document_id: n.id for n in neighbours if n.document_id}
+    knowledge_points |= {h.document_id: h.knowledge_point_ids[0] for h in retrieval.hits
+                         if h.knowledge_point_ids}  # fmt: skip
+    chosen = select_conflicts(
+        scan_conflicts(passages, settings),
+        terms=plan.terms,
+        direct_documents={h.document_id for h in retrieval.hits},
+        limit=settings.max_conflicts,
+    )
+    return [
+        _conflict_fragment(conflict, rank, knowledge_points.get(conflict.sides[0].document_id),
+                           settings.quote_chars)
+        for rank, conflict in enumerate(chosen)
+    ]  # fmt: skip
+
+
+def _conflict_fragment(conflict: Conflict, rank: int, kp: str | None, quote_chars: int) -> Fragment:
+    first = conflict.sides[0]
+    start, end = first.start_offset, first.start_offset + len(first.sentence)
+    return Fragment(
+        id=fragment_id(f"conflict\0{conflict.key}", first.document_id, start, end),
+        role="conflict",
+        document_id=first.document_id,
+        path=first.path,
+        heading_path=(),
+        start_offset=start,
+        end_offset=end,
+        start_line=first.line,
+        end_line=first.line + first.sentence.count("\n"),
+        text=conflict_text(conflict, quote_chars),
+        citation_ids=tuple(
+            dict.fromkeys(
+                citation_id(side.paragraph_id, side.sentence_start, side.sentence_end)
+                for side in conflict.sides
+            )
+        ),
+        knowledge_point_id=kp,
+        source_boundary="full_document",
+        priority=-float(rank),  # select_conflicts ranks the most relevant first
+        conflict_values=conflict.values,
     )
 
 

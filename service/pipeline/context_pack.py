@@ -12,7 +12,8 @@ then path, document id, offsets and id. The first check a candidate fails decide
    traversal, else `fragment_dropped` / `unobserved_evidence_id`. Nothing else can enter the pack.
 2. Whitespace-only text is `fragment_dropped` / `empty_text`: it would spend a slot on nothing.
 3. Duplicate: its (document, offsets) range lies inside text that an admitted fragment of an equal
-   or higher-priority role already shows -> `fragment_dropped` / `duplicate_of:<id>`. Only text
+   or higher-priority role already shows -> `fragment_dropped` / `duplicate_of:<id>` (never for a
+   conflict, whose text is its own statement of both sides, not its source range). Only text
    really in the pack counts: a fragment truncated here covers its head and tail ranges, not the
    cut middle, and one that arrived truncated covers nothing. Partial overlaps are admitted.
 4. Count: past `Budget.fragments` -> `fragment_dropped` / `fragment_limit`.
@@ -226,6 +227,8 @@ def _decide(fragment: Fragment, status: DecisionStatus, reason: str) -> SourceDe
 
 
 def _container(fragment: Fragment, admitted: Sequence[_Admitted]) -> str | None:
+    if fragment.role == "conflict":
+        return None  # its text states both sides in its own words: never a copy of its range
     rank = ROLE_PRIORITY[fragment.role]
     for entry in admitted:
         other = entry.fragment

@@ -65,6 +65,7 @@ class Fragment(msgspec.Struct, frozen=True, kw_only=True):
     relation: str | None = None  # graph_neighbor_support: e.g. "out:ANALOGOUS_TO"
     priority: float = 0.0  # order within a role, higher first (e.g. retrieval score)
     truncated: bool = False
+    conflict_values: tuple[str, ...] = ()  # conflict: the distinct contradicting values, in order
 
     @property
     def chars(self) -> int:

@@ -1,0 +1,671 @@
+"""Comparable facts: what one sentence states about a subject, typed, with its conditions.
+
+Pure and deterministic. `extract_facts` reads every sentence of the passages it is given (whole
+documents, in reading order) and returns two families of facts:
+
+- Attribute facts: "<subject> is/are/was <value>" (also "is located in", "is owned by"), where
+  the subject's head word names the fact class and the value must have that class's shape:
+  measurement (number + unit, tolerances such as ±0.10 mm), date, state/status, location,
+  unitless quantity, ownership identity, endpoint (path or URL; a /v1/ inside it is value text),
+  dependency, format, protocol, semantic version, service port and response status code.
+  The subject key is the class plus the normalised subject with its attribute head.
+- Aligned facts, for open prose: a value token run (a number, a date, a capitalised name) with
+  `aligned_context_tokens` words on each side. Two such facts are comparable only when their
+  surroundings agree for a long stretch (conflicts.py checks that per pair), which is how one
+  statement copied or edited between sources looks; a shared template about different entities
+  breaks early, at the entity's own figures.
+
+Qualifiers put a fact into a condition scope: temporal (historical, planned; "current" is the
+default scope), environment (staging, production, development, qa, uat, sandbox, preview,
+canary, in environment/deployment phrasing), version ("version 2.0", "v2", never inside a path)
+and platform (Windows, macOS, Linux, Android, iOS, web, desktop, mobile, in platform phrasing).
+Facts are comparable only within one scope, so qualified facts never contradict each other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import msgspec
+
+from service.pipeline.spans import split_sentences
+
+__all__ = [
+    "FACT_KINDS",
+    "Fact",
+    "FactKind",
+    "FactSettings",
+    "Passage",
+    "Scope",
+    "extract_facts",
+    "is_anchor_token",
+    "norm_token",
+    "normalise_value",
+    "qualifiers",
+    "sentence_facts",
+]
+
+FactKind = Literal[
+    "measurement",
+    "date",
+    "state",
+    "location",
+    "quantity",
+    "owner",
+    "endpoint",
+    "dependency",
+    "format",
+    "protocol",
+    "version",
+    "port",
+    "status_code",
+    "aligned",
+]
+FACT_KINDS: tuple[FactKind, ...] = (
+    "measurement", "date", "state", "location", "quantity", "owner", "endpoint", "dependency",
+    "format", "protocol", "version", "port", "status_code", "aligned",
+)  # fmt: skip
+
+# (dimension, value) pairs, sorted; empty = the default (current, unconditioned) scope.
+Scope = tuple[tuple[str, str], ...]
+
+
+class FactSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Limits of fact extraction; each bounds work on one question's documents."""
+
+    max_facts_per_document: int = 400  # attribute and aligned facts kept per document
+    max_sentence_chars: int = 1200  # longer units (tables, run-on lists) are not read for facts
+    aligned_context_tokens: int = 3  # words each side of an aligned fact's value (its frame)
+    max_value_tokens: int = 5  # longest value token run of an aligned fact
+
+
+class Passage(msgspec.Struct, frozen=True, kw_only=True):
+    """One paragraph of a selected document, as read from the graph."""
+
+    document_id: str
+    path: str
+    paragraph_id: str
+    text: str
+    start_offset: int  # of the paragraph in the source file
+    start_line: int
+    kind: str = "paragraph"
+
+
+class Fact(msgspec.Struct, frozen=True, kw_only=True):
+    kind: FactKind
+    subject: str  # normalised subject with its attribute, e.g. "calibration tolerance"
+    key: str  # subject key: kind + subject (aligned: kind + the frame around the value)
+    value: str  # as written
+    norm: str  # normalised value: equal norms state the same thing
+    scope: Scope
+    document_id: str
+    path: str
+    paragraph_id: str
+    sentence_start: int  # offsets of the sentence inside the paragraph text
+    sentence_end: int
+    sentence: str
+    value_start: int  # offsets of the value inside the paragraph text
+    value_end: int
+    start_offset: int  # of the sentence in the source file
+    line: int  # 1-based line of the sentence in the source file
+    order: int  # reading order of the fact among all extracted facts
+    tokens: tuple[str, ...] = ()  # aligned: the paragraph's tokens as written
+    token_start: int = 0  # aligned: the value's token range in `tokens`
+    token_end: int = 0
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+# --- qualifiers ------------------------------------------------------------------------------
+
+_ENVIRONMENTS = {
+    "staging": "staging", "stage": "staging", "production": "production", "prod": "production",
+    "development": "development", "dev": "development", "qa": "qa", "uat": "uat",
+    "sandbox": "sandbox", "preview": "preview", "canary": "canary",
+}  # fmt: skip
+_ENV_WORD = "|".join(sorted(_ENVIRONMENTS, key=len, reverse=True))
+_ENV_NOUN = r"(?:environment|env|deployment|cluster|tier|stage|instance|server|system)s?"
+# Environment words count only in environment/deployment phrasing ("in the staging environment",
+# "staging deployment", "in production"): "went into production" stays prose.
+_ENVIRONMENT = re.compile(
+    rf"\b(?:in|on|for|within|under)\s+(?:the\s+|a\s+|our\s+)?(?P<a>{_ENV_WORD})\b(?!-)"
+    rf"|\b(?P<b>{_ENV_WORD})\s+{_ENV_NOUN}\b",
+    re.IGNORECASE,
+)
+_GOES_INTO = re.compile(r"\b(?:into|went|go|goes|going|entered|began|started)\s+production\b", re.I)
+_PLATFORMS = {
+    "windows": "windows", "macos": "macos", "mac os": "macos", "os x": "macos",
+    "linux": "linux", "android": "android", "ios": "ios", "web": "web", "desktop": "desktop",
+    "mobile": "mobile",
+}  # fmt: skip
+_PLATFORM_WORD = r"Windows|macOS|Mac\s?OS|OS X|Linux|Android|iOS|[Ww]eb|[Dd]esktop|[Mm]obile"
+_PLATFORM_NOUN = r"(?:platform|devices?|clients?|apps?|application|builds?|targets?|hosts?)"
+# "Windows" only capitalised ("time windows" is not a platform); web/desktop/mobile only with a
+# platform noun or "on the web"-style phrasing.
+_PLATFORM = re.compile(
+    rf"\b(?:on|for|under)\s+(?:the\s+)?(?P<a>Windows|macOS|Mac\s?OS|OS X|Linux|Android|iOS)\b"
+    rf"|\b(?:on|for)\s+(?:the\s+)?(?P<c>[Ww]eb|[Dd]esktop|[Mm]obile)\b"
+    rf"|\b(?P<b>{_PLATFORM_WORD})\s+{_PLATFORM_NOUN}\b"
+)
+# "version 2.0" / "v2" as a condition; never a path segment (/api/v1/hooks) or a dotted name.
+_VERSION = re.compile(
+    r"\b(?:version|release|rel\.)\s+v?(?P<a>\d+(?:\.\d+){0,3})\b"
+    r"|(?<![\w/.\-])v(?P<b>\d+(?:\.\d+){0,3})(?![\w/\-])",
+    re.IGNORECASE,
+)
+_HISTORICAL = re.compile(
+    r"\b(?:historic(?:al)?(?:ly)?|previous(?:ly)?|former(?:ly)?|earlier|originally|"
+    r"in the past|used to|prior to|no longer|legacy|old|deprecated)\b",
+    re.IGNORECASE,
+)
+_PLANNED = re.compile(
+    r"\b(?:planned|scheduled|future|upcoming|proposed|will be|is to be|next|intended|"
+    r"anticipated|targeted)\b",
+    re.IGNORECASE,
+)
+
+
+def qualifiers(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> Scope:
+    """The condition scope a sentence states, ignoring the character ranges in `skip` (the
+    fact's own value: "The runtime version is 1.2.0" is a value, not a version scope)."""
+
+    def free(match: re.Match[str]) -> bool:
+        return not any(match.start() < hi and lo < match.end() for lo, hi in skip)
+
+    found: set[tuple[str, str]] = set()
+    if any(free(m) for m in _HISTORICAL.finditer(text)):
+        found.add(("temporal", "historical"))
+    if any(free(m) for m in _PLANNED.finditer(text)):
+        found.add(("temporal", "planned"))
+    for m in _ENVIRONMENT.finditer(text):
+        word = (m.group("a") or m.group("b") or "").lower()
+        if free(m) and not (word == "production" and _GOES_INTO.search(text)):
+            found.add(("environment", _ENVIRONMENTS[word]))
+    for m in _PLATFORM.finditer(text):
+        word = " ".join((m.group("a") or m.group("b") or m.group("c") or "").lower().split())
+        if free(m):
+            found.add(("platform", _PLATFORMS.get(word, word)))
+    for m in _VERSION.finditer(text):
+        if free(m):
+            found.add(("version", _version_norm(m.group("a") or m.group("b") or "")))
+    return tuple(sorted(found))
+
+
+def _version_norm(text: str) -> str:
+    parts = text.lower().lstrip("v").split(".")
+    while len(parts) > 1 and parts[-1] == "0":
+        parts.pop()  # version 2 == version 2.0 == v2.0.0
+    return ".".join(parts)
+
+
+# --- attribute facts -------------------------------------------------------------------------
+
+# Attribute head words (the subject's last one or two words) and the fact class they name.
+# Two-word heads are tried first: "response status code" is a status code, not a state.
+_HEADS_2: dict[str, FactKind] = {
+    "status code": "status_code", "response code": "status_code", "http status": "status_code",
+    "return code": "status_code", "exit code": "status_code", "content type": "format",
+    "mime type": "format", "media type": "format", "file type": "format",
+    "release date": "date", "base url": "endpoint",
+}  # fmt: skip
+_HEADS: dict[str, FactKind] = {
+    **dict.fromkeys(
+        _words("tolerance diameter length width height depth thickness force pressure temperature "
+        "weight mass voltage torque distance clearance gap radius speed latency timeout "
+        "duration interval frequency resolution accuracy"),
+        "measurement",
+    ),
+    **dict.fromkeys(_words("date deadline"), "date"),
+    **dict.fromkeys(_words("status state mode"), "state"),
+    **dict.fromkeys(
+        _words(
+            "location site region zone room rack slot bay building floor datacenter cabinet "
+            "shelf placement"
+        ),
+        "location",
+    ),
+    **dict.fromkeys(
+        _words("count limit threshold budget quota capacity size window attempts retries maximum "
+        "minimum replicas concurrency"),
+        "quantity",
+    ),
+    **dict.fromkeys(_words("owner maintainer steward custodian approver assignee"), "owner"),
+    **dict.fromkeys(_words("endpoint url uri route"), "endpoint"),
+    **dict.fromkeys(
+        _words("dependency package provider driver runtime library module plugin adapter backend "
+        "database engine framework"),
+        "dependency",
+    ),
+    **dict.fromkeys(_words("format schema encoding serialization serialisation"), "format"),
+    **dict.fromkeys(_words("protocol"), "protocol"),
+    **dict.fromkeys(_words("version revision"), "version"),
+    **dict.fromkeys(_words("port"), "port"),
+}
+
+_COPULA = re.compile(
+    r"\s+(?P<verb>is|are|was|were|remains|remain|has been|have been|will be|stays)\s+"
+    r"(?P<adverb>(?:currently|now|still|presently|today|also|set to|always)\s+)*",
+    re.IGNORECASE,
+)
+_LOCATED = re.compile(
+    r"\s+(?:is|are|was|were)\s+(?:currently\s+|now\s+|still\s+)?"
+    r"(?:located|installed|mounted|hosted|housed|placed|kept|stored|deployed|sited)\s+"
+    r"(?:in|at|on|inside)\s+(?:the\s+)?",
+    re.IGNORECASE,
+)
+_OWNED = re.compile(
+    r"\s+(?:is|are|was|were)\s+(?:currently\s+|now\s+|still\s+)?"
+    r"(?:owned|maintained|operated|run|managed)\s+by\s+(?:the\s+)?",
+    re.IGNORECASE,
+)
+_SUBJECT_WORD = re.compile(r"[A-Za-z][\w\-/]*$")
+# Words that end a subject when read backwards from the verb: clauses, not noun phrases.
+_SUBJECT_STOPS = frozenset(
+    _words(
+        "that which who whom whose when while if because and or but so then where whether "
+        "although though since unless until after before once as than is are was were be been"
+    )
+)
+_QUANTIFIERS = frozenset(_words("no one some any many most all several few both either neither"))
+_DETERMINERS = frozenset(_words("the a an its their our this that these those each every"))
+_QUALIFIER_WORDS = frozenset(
+    _words("current currently historical historically previous previously former formerly original "
+    "originally planned scheduled future upcoming proposed new old legacy next")
+    + tuple(_ENVIRONMENTS)
+)
+_UNITS = (
+    r"mm|cm|km|µm|um|nm|m|inch(?:es)?|ft|feet|mi|miles?|N|kN|Nm|N·m|Pa|kPa|MPa|GPa|bar|mbar|"
+    r"psi|°C|°F|℃|K|V|mV|kV|A|mA|W|kW|MW|Wh|kWh|Hz|kHz|MHz|GHz|ms|µs|us|ns|s|sec|secs|"
+    r"seconds?|minutes?|min|mins|hours?|h|hrs?|days?|weeks?|months?|years?|kg|g|mg|t|lb|lbs|"
+    r"oz|%|percent|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|bps|kbps|Mbps|Gbps|rpm|dB|L|ml|mL|l"
+)
+_NUMBER = r"[-−]?\d[\d,]*(?:\.\d+)?"
+_TOLERANCE = r"(?:±|\+/-|\+-|\+/−)\s*"
+_MEASUREMENT = re.compile(
+    rf"(?P<v>(?:{_TOLERANCE})?{_NUMBER}(?:\s*(?:-|–|to)\s*{_NUMBER})?\s*(?:{_UNITS}))(?![\w])"
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DATE = re.compile(
+    rf"(?P<v>\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/\d{{4}}|"
+    rf"(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}}|"
+    rf"(?:{_MONTHS})\.?\s+\d{{4}}|(?:Q[1-4]\s+)?\d{{4}})(?![\w-])",
+    re.IGNORECASE,
+)
+_STATES = {
+    "enabled": "enabled", "on": "enabled", "active": "enabled", "activated": "enabled",
+    "turned on": "enabled", "switched on": "enabled", "disabled": "disabled", "off": "disabled",
+    "inactive": "disabled", "deactivated": "disabled", "turned off": "disabled",
+    "switched off": "disabled", "online": "online", "offline": "offline",
+    "available": "available", "unavailable": "unavailable", "supported": "supported",
+    "unsupported": "unsupported", "required": "required", "optional": "optional",
+    "open": "open", "closed": "closed", "locked": "locked", "unlocked": "unlocked",
+    "running": "running", "stopped": "stopped", "paused": "paused", "suspended": "suspended",
+    "approved": "approved", "rejected": "rejected", "pending": "pending", "blocked": "blocked",
+    "allowed": "allowed", "mandatory": "required", "read-only": "read-only",
+    "read-write": "read-write", "healthy": "healthy", "unhealthy": "unhealthy",
+    "degraded": "degraded",
+}  # fmt: skip
+_STATE = re.compile(
+    r"(?P<v>" + "|".join(sorted(map(re.escape, _STATES), key=len, reverse=True)) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(rf"(?P<v>{_NUMBER})(?![\w.]*\d)(?![\w])")
+_NAME = re.compile(
+    r"(?P<v>(?:[A-Z0-9][\w&.'’\-]*|[a-z][\w\-]*\d[\w\-]*)"
+    r"(?:\s+(?:of\s+|for\s+|and\s+|&\s+)?(?:[A-Z0-9][\w&.'’\-]*)){0,4})"
+)
+_EMAIL_OR_HANDLE = re.compile(r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+|@[\w-]+)")
+_ENDPOINT = re.compile(r"(?P<v>(?:[a-z][a-z0-9+.-]*://[^\s\"'<>`]+|/[\w\-./{}:%~]+))")
+_IDENTIFIER = re.compile(r"(?P<v>[A-Za-z][\w.+#\-/]*(?:\s+[A-Z0-9][\w.+#\-/]*){0,2})")
+_PROTOCOL = re.compile(r"(?P<v>[A-Za-z][\w.+\-]*(?:/\d(?:\.\d)?)?)")
+_SEMVER = re.compile(r"(?P<v>v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?|v\d+)(?![\w.]*\w)")
+_PORT = re.compile(r"(?P<v>\d{1,5})(?![\w.,]*\d)")
+_STATUS_CODE = re.compile(r"(?P<v>[1-5]\d\d)(?![\w.,]*\d)")
+# Values these classes never take: pronouns and articles after the copula are prose.
+_NOT_VALUES = frozenset(
+    _words("the a an it this that these those there here not never no none one also used being "
+    "based known called given set")
+)
+
+_VALUE_PATTERNS: dict[FactKind, tuple[re.Pattern[str], ...]] = {
+    "measurement": (_MEASUREMENT,),
+    "date": (_DATE,),
+    "state": (_STATE,),
+    "location": (_NAME,),
+    "quantity": (_QUANTITY,),
+    "owner": (_EMAIL_OR_HANDLE, _NAME),
+    "endpoint": (_ENDPOINT,),
+    "dependency": (_IDENTIFIER,),
+    "format": (_IDENTIFIER,),
+    "protocol": (_PROTOCOL,),
+    "version": (_SEMVER,),
+    "port": (_PORT,),
+    "status_code": (_STATUS_CODE,),
+}
+
+
+def sentence_facts(sentence: str) -> list[tuple[FactKind, str, str, int, int]]:
+    """(kind, subject, value, value start, value end) of the attribute facts of one sentence;
+    offsets are inside `sentence`."""
+    found: list[tuple[FactKind, str, str, int, int]] = []
+    for verb in (_LOCATED, _OWNED, _COPULA):
+        for match in verb.finditer(sentence):
+            if any(lo <= match.start() < hi for _, _, _, lo, hi in found):
+                continue  # a verb inside an earlier fact's value
+            subject_words = _subject_before(sentence, match.start())
+            if not subject_words:
+                continue
+            if verb is _LOCATED:
+                kind: FactKind | None = "location"
+                subject = " ".join([*subject_words, "location"])
+            elif verb is _OWNED:
+                kind = "owner"
+                subject = " ".join([*subject_words, "owner"])
+            else:
+                kind = _kind_of(subject_words)
+                subject = " ".join(subject_words)
+            if kind is None:
+                continue
+            value = _value_after(sentence, match.end(), kind)
+            if value is not None:
+                start, end = value
+                found.append((kind, subject, sentence[start:end], start, end))
+    return found
+
+
+def _subject_before(sentence: str, end: int) -> list[str]:
+    """The noun phrase right before the verb (at most six words), without determiners and
+    condition words: "In version 2.0, the current retry limit" -> ["retry", "limit"]."""
+    words: list[str] = []
+    for raw in reversed(sentence[:end].split()):
+        word = raw.strip("\"'()[]*_`").lower()
+        if raw.endswith((",", ";", ":")) or not _SUBJECT_WORD.match(word) or len(words) >= 6:
+            break
+        if word in _SUBJECT_STOPS:
+            break
+        words.append(word)
+    words.reverse()
+    if words and words[0] in _QUANTIFIERS:
+        return []  # "no plugin is required", "one dependency is slow": not one subject's value
+    while words and (words[0] in _DETERMINERS or words[0] in _QUALIFIER_WORDS):
+        words.pop(0)
+    words = [w for w in words if w not in _QUALIFIER_WORDS]
+    return words
+
+
+def _kind_of(words: Sequence[str]) -> FactKind | None:
+    if len(words) >= 2 and " ".join(words[-2:]) in _HEADS_2:
+        return _HEADS_2[" ".join(words[-2:])]
+    return _HEADS.get(words[-1]) if words else None
+
+
+def _value_after(sentence: str, start: int, kind: FactKind) -> tuple[int, int] | None:
+    rest = sentence[start:]
+    if re.match(r"(?:not|never|no longer)\b", rest, re.IGNORECASE):
+        return None  # negated statements are not compared
+    for pattern in _VALUE_PATTERNS[kind]:
+        match = pattern.match(rest)
+        if match is None:
+            continue
+        value = match.group("v").rstrip(".,;:")
+        if kind == "endpoint":
+            value = value.rstrip(".,;:)")
+        if not value or value.lower() in _NOT_VALUES or value.split()[0].lower() in _NOT_VALUES:
+            continue
+        if kind == "port" and not 0 < int(value) < 65536:
+            continue
+        if kind in _NAMED and not _name_like(value, rest[len(value) :]):
+            continue
+        return start, start + len(value)
+    return None
+
+
+# Classes whose values are names; a plain lower-case word is prose there ("the module is
+# installed today") unless it ends the sentence ("The HTTP client library is httpx.").
+_NAMED: frozenset[FactKind] = frozenset({"location", "owner", "dependency", "format", "protocol"})
+
+
+def _name_like(value: str, after: str) -> bool:
+    if re.search(r"[A-Z0-9.+#_/@-]", value):
+        return True
+    return re.fullmatch(r"[\s.;:!)\]\"'*_`]*", after) is not None
+
+
+def normalise_value(kind: FactKind, value: str) -> str:
+    text = " ".join(value.split())
+    if kind == "state":
+        return _STATES.get(text.lower(), text.lower())
+    if kind == "measurement":
+        text = re.sub(r"\+/-|\+-|\+/−", "±", text)
+        text = text.replace("−", "-").replace(",", "")
+        text = re.sub(r"\s+", "", text).lower()
+        return re.sub(r"(\d+\.\d*?)0+(?=\D|$)", r"\1", text).replace(".±", "±")
+    if kind in ("quantity", "port", "status_code"):
+        number = text.replace(",", "").replace("−", "-")
+        return number.rstrip("0").rstrip(".") if "." in number else number
+    if kind == "version":
+        return _version_norm(text)
+    if kind == "date":
+        return _date_norm(text)
+    if kind == "endpoint":
+        return text.rstrip("/").lower()
+    return re.sub(r"[\s_\-]+", " ", text).strip().lower()
+
+
+_MONTH_NUMBER = {
+    name: index
+    for index, names in enumerate(
+        [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+         ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+         ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+         ("dec", "december")],
+        1,
+    )
+    for name in names
+}  # fmt: skip
+
+
+def _date_norm(text: str) -> str:
+    lowered = text.lower().replace(",", " ").replace(".", " ")
+    iso = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", lowered.strip())
+    if iso:
+        return "-".join(iso.groups())
+    words = re.findall(r"[a-z]+|\d+", lowered)
+    month = next((_MONTH_NUMBER[w] for w in words if w in _MONTH_NUMBER), None)
+    numbers = [w for w in words if w.isdigit()]
+    year = next((n for n in numbers if len(n) == 4), None)
+    day = next((n for n in numbers if len(n) <= 2), None)
+    if year and month and day:
+        return f"{year}-{month:02d}-{int(day):02d}"
+    if year and month:
+        return f"{year}-{month:02d}"
+    return " ".join(words)
+
+
+# --- aligned facts ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[$€£]?\d[\d,.]*\d%?|[$€£]?\d%?|[^\W\d_][\w'’\-]*")
+_CITATION_MARK = re.compile(r"\[\s*(?:\d+|[a-z]|edit|citation needed)\s*\]", re.IGNORECASE)
+_MONTH_WORDS = frozenset(_MONTH_NUMBER)
+# Capitalised words that start sentences or clauses without naming anything.
+_STOP_CAPITALS = frozenset(
+    _words(
+        "the a an in on at it he she they we i you his her its their our this that these those "
+        "of and or but for as by with from to is was were are be there here when where which "
+        "who what after before during while also however although since until if then thus so "
+        "according"
+    )
+)
+
+
+def _is_number(token: str) -> bool:
+    return token.lstrip("$€£")[:1].isdigit()
+
+
+def _is_value_token(token: str) -> bool:
+    if _is_number(token):
+        return True
+    lower = token.lower()
+    return lower in _MONTH_WORDS or (token[:1].isupper() and lower not in _STOP_CAPITALS)
+
+
+def norm_token(token: str) -> str:
+    return token.lower().replace(",", "") if _is_number(token) else token.lower()
+
+
+def is_anchor_token(token: str) -> bool:
+    """A figure or a name (not a month word): what ties a statement to one entity."""
+    return _is_value_token(token) and token.lower() not in _MONTH_WORDS
+
+
+def _aligned_facts(
+    passage: Passage, sentences: Sequence[tuple[int, int]], settings: FactSettings
+) -> list[tuple[int, int, int, int, int, str, tuple[str, ...]]]:
+    """Value runs of a paragraph with their token frames: (sentence index, token start,
+    token end, char start, char end, frame key, tokens). Citation marks ([1], [edit]) are
+    ignored, so an edited copy with different reference markup still aligns."""
+    text = passage.text
+    masked = _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
+    matches = list(_TOKEN.finditer(masked))
+    raw = tuple(m.group() for m in matches)
+    tokens = tuple(norm_token(t) for t in raw)
+    k = settings.aligned_context_tokens
+    found: list[tuple[int, int, int, int, int, str, tuple[str, ...]]] = []
+    index = 0
+    while index < len(raw):
+        if not _is_value_token(raw[index]):
+            index += 1
+            continue
+        end = index
+        limit = min(len(raw), index + settings.max_value_tokens)
+        while end < limit and _is_value_token(raw[end]):
+            end += 1
+        if index >= k and end + k <= len(raw):
+            char_start, char_end = matches[index].start(), matches[end - 1].end()
+            sentence = next(
+                (i for i, (lo, hi) in enumerate(sentences) if lo <= char_start < hi), None
+            )
+            if sentence is not None:
+                before, after = tokens[index - k : index], tokens[end : end + k]
+                frame = " ".join(before) + " _ " + " ".join(after)
+                found.append((sentence, index, end, char_start, char_end, frame, raw))
+        index = end
+    return found
+
+
+# --- extraction over passages ----------------------------------------------------------------
+
+_SKIPPED_KINDS = frozenset({"code", "mermaid", "heading"})
+# Table rows repeat one frame with a different figure per row by design: not statements.
+_NOT_ALIGNED_KINDS = frozenset({"table"})
+
+
+def extract_facts(
+    passages: Iterable[Passage], settings: FactSettings | None = None
+) -> list[Fact]:
+    """Every comparable fact of the passages, in reading order (passages as given)."""
+    settings = settings or FactSettings()
+    facts: list[Fact] = []
+    per_document: dict[str, int] = {}
+    for passage in passages:
+        if passage.kind in _SKIPPED_KINDS:
+            continue
+        kept = per_document.get(passage.document_id, 0)
+        if kept >= settings.max_facts_per_document:
+            continue
+        new = _passage_facts(passage, settings, len(facts))
+        new = new[: settings.max_facts_per_document - kept]
+        per_document[passage.document_id] = kept + len(new)
+        facts.extend(new)
+    return facts
+
+
+def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list[Fact]:
+    sentences = [
+        s
+        for s in split_sentences(passage.text)
+        if len(s.text) <= settings.max_sentence_chars and not s.text.lstrip().startswith("#")
+    ]
+    spans = [(s.start, s.end) for s in sentences]
+    facts: list[Fact] = []
+    covered: list[tuple[int, int]] = []  # value ranges of attribute facts (paragraph offsets)
+    for sentence in sentences:
+        for kind, subject, value, lo, hi in sentence_facts(sentence.text):
+            scope = qualifiers(sentence.text, skip=[(lo, hi)])
+            start, end = sentence.start + lo, sentence.start + hi
+            covered.append((start, end))
+            facts.append(
+                _fact(passage, sentence.start, sentence.end, sentence.text, order + len(facts),
+                      kind=kind, subject=subject, key=f"{kind}:{subject}", value=value,
+                      norm=normalise_value(kind, value), scope=scope, value_start=start,
+                      value_end=end)
+            )  # fmt: skip
+    aligned = [] if passage.kind in _NOT_ALIGNED_KINDS else _aligned_facts(passage, spans, settings)
+    for index, t_start, t_end, c_start, c_end, frame, tokens in aligned:
+        if any(c_start < hi and lo < c_end for lo, hi in covered):
+            continue  # an attribute fact already states this value
+        s_start, s_end = spans[index]
+        sentence_text = passage.text[s_start:s_end]
+        # The differing words may themselves be the condition ("applies only on the Android
+        # platform" vs "... Windows platform"): read the scope with the value included.
+        scope = qualifiers(sentence_text)
+        value = passage.text[c_start:c_end]
+        facts.append(
+            _fact(passage, s_start, s_end, sentence_text, order + len(facts), kind="aligned",
+                  subject=frame.replace(" _ ", " … "), key=f"aligned:{frame}", value=value,
+                  norm=" ".join(norm_token(t) for t in tokens[t_start:t_end]), scope=scope,
+                  value_start=c_start, value_end=c_end, tokens=tokens, token_start=t_start,
+                  token_end=t_end)
+        )  # fmt: skip
+    return facts
+
+
+def _fact(
+    passage: Passage,
+    sentence_start: int,
+    sentence_end: int,
+    sentence: str,
+    order: int,
+    *,
+    kind: FactKind,
+    subject: str,
+    key: str,
+    value: str,
+    norm: str,
+    scope: Scope,
+    value_start: int,
+    value_end: int,
+    tokens: tuple[str, ...] = (),
+    token_start: int = 0,
+    token_end: int = 0,
+) -> Fact:
+    return Fact(
+        kind=kind,
+        subject=subject,
+        key=key,
+        value=value,
+        norm=norm,
+        scope=scope,
+        document_id=passage.document_id,
+        path=passage.path,
+        paragraph_id=passage.paragraph_id,
+        sentence_start=sentence_start,
+        sentence_end=sentence_end,
+        sentence=sentence,
+        value_start=value_start,
+        value_end=value_end,
+        start_offset=passage.start_offset + sentence_start,
+        line=passage.start_line + passage.text[:sentence_start].count("\n"),
+        order=order,
+        tokens=tokens,
+        token_start=token_start,
+        token_end=token_end,
+    )
