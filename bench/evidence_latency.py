@@ -64,7 +64,7 @@ from service.db.graph import Graph
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
-from service.pipeline.runner import answer_question
+from service.pipeline.runner import answer_question, embed_in_background
 from service.settings import Settings, project_root
 
 ROOT = project_root()
@@ -633,7 +633,7 @@ def time_scale(
     def retrieval(q: str) -> float:
         started = time.perf_counter()
         plan = plan_query(q, scope)
-        vector = embedder.embed([plan.query])[0]
+        vector = embed_in_background(embedder, plan.query)  # as answer_question does
         retrieve_spans(graph.child(), plan, vector, settings, top_k=top_k)
         return (time.perf_counter() - started) * 1000
 

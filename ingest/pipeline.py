@@ -18,6 +18,7 @@ import msgspec
 
 from ingest.embeddings import Embedder, EmbeddingError
 from ingest.problems import Problem
+from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
 from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
 from ingest.writer import delete_document, prune_knowledge_points, write_unit
 from service.db.graph import Graph, WriteCounters
@@ -52,6 +53,7 @@ class IngestReport(msgspec.Struct, kw_only=True):
     embeddings_computed: int = 0
     embedding_failure: str | None = None
     knowledge_points_pruned: int = 0
+    vector_indexes: dict[str, ScopeIndexState] = msgspec.field(default_factory=dict)  # by scope
     writes: WriteCounters = msgspec.field(default_factory=WriteCounters)
     elapsed_s: float = 0.0
 
@@ -227,6 +229,7 @@ def _ingest_scope(
     report.knowledge_points_pruned += prune_knowledge_points(graph, scope)
     if changed or gone:
         graph.write("ingest/refresh_degrees", scope=scope)
+    report.vector_indexes[scope] = refresh_scope_vector_index(graph, scope, settings)
 
 
 def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Problem:

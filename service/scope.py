@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["scope_key"]
+__all__ = ["scope_key", "scope_label", "scope_vector_index"]
 
 
 def scope_key(scope: str) -> str:
     """One Lucene token per scope ('s' + 16 hex): survives the analyzer as a single term."""
     return "s" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:16]
+
+
+def scope_label(scope: str) -> str:
+    """The label the paragraphs of a large scope carry, for the scope's own vector index."""
+    return "Scope_" + scope_key(scope)
+
+
+def scope_vector_index(scope: str) -> str:
+    """The name of a large scope's own vector index (see cypher/scope/)."""
+    return "paragraph_embedding_" + scope_key(scope)

@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
 __all__ = [
+    "ApiKey",
+    "ApiSettings",
     "EmbeddingSettings",
     "IngestSettings",
     "LlmSettings",
@@ -75,6 +78,11 @@ class IngestSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     max_file_bytes: int = 2_000_000
     max_paragraph_chars: int = 20_000  # longer blocks are split at line boundaries
+    # A scope with this many embedded paragraphs gets its own vector index (smaller scopes are
+    # searched exactly); keep it equal to the pipeline's exact_vector_max_paragraphs.
+    scope_vector_index_min_paragraphs: int = 3000
+    scope_label_batch_paragraphs: int = 10_000  # paragraphs labelled per write transaction
+    scope_vector_index_timeout_s: float = 600.0  # wait for its population, then go on
 
 
 class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,6 +102,33 @@ class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
         return bool(self.base_url)
 
 
+class ApiKey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One client's key as configured: only its SHA-256 is stored, never the key itself."""
+
+    name: str
+    sha256: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+    scopes: tuple[str, ...] = ()  # the scopes it may read; "*" means every scope
+    write: bool = False  # may upload and delete documents (in its scopes)
+
+
+class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The REST API: keys, development mode and the limits of one request."""
+
+    keys: tuple[ApiKey, ...] = ()
+    dev_mode: bool = False  # no key needed; every scope readable and writable (make run only)
+    max_query_chars: int = 2000
+    max_top_k: int = 50
+    max_upload_bytes: int = 2_000_000  # the whole request body of an upload
+    max_page_size: int = 200  # documents per page
+    max_neighbours: int = 200  # per knowledge point
+    max_search_results: int = 50  # knowledge point search
+    trace_retention_count: int = 1000  # most recent answers whose trace can be read back
+    trace_retention_s: float = 3600.0
+    max_concurrent_answers: int = 4  # answers computed at once; more requests wait their turn
+    neo4j_retry_s: float = 3.0  # how long a transaction is retried before the request gets 503
+    shutdown_grace_s: float = 10.0  # running requests may finish within this on SIGTERM
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     neo4j: Neo4jSettings
     local: LocalServerSettings
@@ -102,6 +137,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     cypher_dir: Path
     use_docker: bool = True
     llm: LlmSettings = msgspec.field(default_factory=LlmSettings)
+    api: ApiSettings = msgspec.field(default_factory=ApiSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -134,6 +170,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             ingest=IngestSettings(
                 max_file_bytes=_int(env, "KGS_INGEST_MAX_FILE_BYTES", 2_000_000),
+                scope_vector_index_min_paragraphs=_int(
+                    env, "KGS_SCOPE_VECTOR_INDEX_MIN_PARAGRAPHS", 3000
+                ),
             ),
             cypher_dir=Path(env.get("KGS_CYPHER_DIR", str(root / "cypher"))),
             use_docker=env.get("KGS_USE_DOCKER", "auto") != "off",
@@ -147,6 +186,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                     env, "KGS_LLM_RESPONSE_FORMAT", ("json_schema", "json_object", "none")
                 ),
             ),
+            api=_api(env),
         )
 
 
@@ -182,3 +222,41 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
     if value <= 0:
         raise SettingsError(f"{name} must be positive, got {value}")
     return value
+
+
+def _api(env: Mapping[str, str]) -> ApiSettings:
+    return ApiSettings(
+        keys=_api_keys(env),
+        dev_mode=_choice(env, "KGS_API_DEV_MODE", ("off", "on")) == "on",
+        max_query_chars=_int(env, "KGS_API_MAX_QUERY_CHARS", 2000),
+        max_top_k=_int(env, "KGS_API_MAX_TOP_K", 50),
+        max_upload_bytes=_int(env, "KGS_API_MAX_UPLOAD_BYTES", 2_000_000),
+        max_page_size=_int(env, "KGS_API_MAX_PAGE_SIZE", 200),
+        trace_retention_count=_int(env, "KGS_API_TRACE_RETENTION", 1000),
+        trace_retention_s=_float(env, "KGS_API_TRACE_RETENTION_S", 3600.0),
+        max_concurrent_answers=_int(env, "KGS_API_MAX_CONCURRENT_ANSWERS", 4),
+        neo4j_retry_s=_float(env, "KGS_API_NEO4J_RETRY_S", 3.0),
+        shutdown_grace_s=_float(env, "KGS_API_SHUTDOWN_GRACE_S", 10.0),
+    )
+
+
+def _api_keys(env: Mapping[str, str]) -> tuple[ApiKey, ...]:
+    """KGS_API_KEYS (a JSON array) and KGS_API_KEYS_FILE (a file holding one), both optional."""
+    keys: list[ApiKey] = []
+    sources = [("KGS_API_KEYS", env.get("KGS_API_KEYS") or "")]
+    if path := env.get("KGS_API_KEYS_FILE"):
+        try:
+            sources.append(("KGS_API_KEYS_FILE", Path(path).read_text(encoding="utf-8")))
+        except OSError as error:
+            raise SettingsError(f"KGS_API_KEYS_FILE: cannot read {path}: {error}") from None
+    for name, raw in sources:
+        if not raw.strip():
+            continue
+        try:
+            keys.extend(msgspec.json.decode(raw, type=list[ApiKey]))
+        except msgspec.DecodeError as error:
+            raise SettingsError(f"{name}: {error}") from None
+    names = [key.name for key in keys]
+    if len(set(names)) != len(names):
+        raise SettingsError("API key names must be unique")
+    return tuple(keys)

@@ -6,6 +6,7 @@ show exactly what ran and a person can replay it in Neo4j Browser.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -142,10 +143,16 @@ class Graph:
         with self._session() as session:
             return session.execute_write(self._unit(work, label))
 
-    def schema(self, name: str, **params: Any) -> None:
+    def schema(self, name: str, *, label: str | None = None, **params: Any) -> None:
+        """`label`: the scope label that replaces the token ScopeLabel in the statement (a
+        schema command cannot take a label as a parameter); only a hash label is accepted."""
         stmt = self.registry.get(name)
         if stmt.mode != "schema":
             raise ValueError(f"{name} is not a schema statement")
+        if label is not None:
+            if not _SCOPE_LABEL.fullmatch(label) or _LABEL_TOKEN not in stmt.text:
+                raise ValueError(f"{name}: refused label {label!r}")
+            stmt = msgspec.structs.replace(stmt, text=stmt.text.replace(_LABEL_TOKEN, label))
         with self._session() as session:
             started = time.perf_counter()
             session.run(self._query(stmt), params).consume()  # schema commands: auto-commit
@@ -195,5 +202,8 @@ class Graph:
         self.calls.append(CypherCall(stmt.name, shown, round(elapsed, 3), rows))
 
 
+# The only identifier ever substituted into a statement: a scope's hash label (service/scope.py).
+_LABEL_TOKEN = "ScopeLabel"
+_SCOPE_LABEL = re.compile(r"Scope_s[0-9a-f]{16}")
 # Row batches and vectors are too large to echo into a trace; their statements name them.
 _BULK_PARAMS = frozenset({"rows", "embedding_rows"})

@@ -3,7 +3,8 @@
 Three channels, fused with reciprocal rank fusion (RRF):
 - full-text (Lucene BM25 over paragraph text and heading path, the scope required in Lucene,
   the question's terms expanded with the titles and aliases of the knowledge points it names);
-- vector (exact cosine in small scopes, the HNSW index with oversampling in large ones);
+- vector (exact cosine in small scopes; in large ones the scope's own HNSW index, or, until it
+  is ONLINE, the shared index with oversampling);
 - knowledge point (the lead paragraphs of documents describing a named knowledge point).
 Each fused hit carries its best sentence span with exact source offsets and a stable citation id.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any, Literal
 
 import msgspec
@@ -22,7 +24,7 @@ from service.db.graph import Graph
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import QueryPlan
 from service.pipeline.spans import best_span, citation_id, relevant_segments
-from service.scope import scope_key
+from service.scope import scope_key, scope_vector_index
 
 __all__ = [
     "Hit",
@@ -149,22 +151,33 @@ def name_query(scope: str, query: str) -> str:
     return lucene_query(scope, [*words, *runs], [])
 
 
-_COUNTS: dict[str, tuple[float, int, int]] = {}  # scope -> (time, in scope, in database)
-_COUNTS_TTL_S = 60.0
-_COUNTS_MAX_SCOPES = 1024
+class ScopeSize(msgspec.Struct, frozen=True):
+    paragraphs: int  # in the scope
+    all_paragraphs: int  # in the database
+    own_index: bool  # the scope's own vector index is ONLINE (ingest/scope_index.py)
 
 
-def _paragraph_counts(graph: Graph, scope: str) -> tuple[int, int]:
-    """Cached for a minute: only used to choose exact or index search and the oversampling."""
+_SIZES: dict[str, tuple[float, ScopeSize]] = {}  # scope -> (time read, size)
+_SIZES_TTL_S = 60.0
+_SIZES_MAX_SCOPES = 1024
+
+
+def _scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSize:
+    """Cached for a minute: only used to choose exact, own-index or shared-index search."""
     now = time.monotonic()
-    cached = _COUNTS.get(scope)
-    if cached and now - cached[0] < _COUNTS_TTL_S:
-        return cached[1], cached[2]
+    cached = _SIZES.get(scope)
+    if cached and now - cached[0] < _SIZES_TTL_S:
+        return cached[1]
     row = graph.read("retrieval/paragraph_counts", scope=scope)[0]
-    if len(_COUNTS) >= _COUNTS_MAX_SCOPES:
-        _COUNTS.clear()
-    _COUNTS[scope] = (now, int(row["scopeParagraphs"]), int(row["allParagraphs"]))
-    return _COUNTS[scope][1], _COUNTS[scope][2]
+    in_scope = int(row["scopeParagraphs"])
+    own = in_scope > settings.exact_vector_max_paragraphs and any(
+        r["state"] == "ONLINE"
+        for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
+    )
+    if len(_SIZES) >= _SIZES_MAX_SCOPES:
+        _SIZES.clear()
+    _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own))
+    return _SIZES[scope][1]
 
 
 def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> str:
@@ -293,13 +306,15 @@ def _min_max(values: Sequence[float]) -> list[float]:
 def retrieve_spans(
     graph: Graph,
     plan: QueryPlan,
-    query_vector: Sequence[float] | None,
+    query_vector: Sequence[float] | Future[list[float]] | None,
     settings: PipelineSettings,
     *,
     top_k: int | None = None,
     channels: frozenset[str] = CHANNELS,
 ) -> Retrieval:
-    """`channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
+    """`query_vector` may be a Future: the question's embedding then computes while the name
+    and full-text channels run (both wait on Neo4j, the model on the CPU).
+    `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
     kps = graph.read(
         "retrieval/knowledge_point_candidates",
         lucene=name_query(plan.scope, plan.query),
@@ -321,16 +336,22 @@ def retrieve_spans(
         found["fulltext"] = _candidates(rows)
     vector_mode = "none"
     if query_vector is not None and "vector" in channels:
-        in_scope, total = _paragraph_counts(graph, plan.scope)
-        vector = list(query_vector)
-        if in_scope <= settings.exact_vector_max_paragraphs:
+        size = _scope_size(graph, plan.scope, settings)
+        vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
+        if size.paragraphs <= settings.exact_vector_max_paragraphs:
             vector_mode = "exact"
             rows = graph.read(
                 "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
             )
+        elif size.own_index:
+            vector_mode = "scope_index"
+            rows = graph.read(
+                "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
+                limit=limit, indexName=scope_vector_index(plan.scope),
+            )  # fmt: skip
         else:
-            # The index ranks every scope; ask for enough that `limit` of them are this scope's.
-            share = in_scope / max(total, 1)
+            # The shared index ranks every scope; ask for enough that `limit` are this scope's.
+            share = size.paragraphs / max(size.all_paragraphs, 1)
             candidates = min(
                 settings.vector_max_candidates,
                 max(limit, int(limit * settings.vector_oversample / max(share, 1e-9))),

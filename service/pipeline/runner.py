@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 import msgspec
@@ -26,7 +27,7 @@ from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, plan_query
 from service.pipeline.retrieval import Retrieval, retrieve_spans
 
-__all__ = ["QueryEmbedder", "QuestionError", "answer_question"]
+__all__ = ["QueryEmbedder", "QuestionError", "answer_question", "embed_in_background"]
 
 
 class QuestionError(ValueError):
@@ -63,8 +64,8 @@ def answer_question(
         started = now
 
     plan = plan_query(query, scope, depth)
-    vector = embedder.embed([plan.query])[0] if embedder is not None else None
     lap("plan")
+    vector = embed_in_background(embedder, plan.query) if embedder else None
     retrieval = retrieve_spans(run, plan, vector, settings, top_k=top_k)
     lap("retrieval")
     context = build_graph_context(run, plan, retrieval, settings)
@@ -115,6 +116,16 @@ def answer_question(
             "cypher": [_camel(call) for call in run.calls],
         },
     }
+
+
+# Query embeddings run beside the lexical retrieval reads; two workers bound the model's
+# concurrent use by parallel requests (2 cores).
+_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+
+
+def embed_in_background(embedder: QueryEmbedder, text: str) -> Future[list[float]]:
+    """The question's embedding, computed while retrieval's lexical reads wait on Neo4j."""
+    return _QUERY_EMBEDDING.submit(lambda: embedder.embed([text])[0])
 
 
 def _citation(fragment: Fragment) -> dict[str, Any]:
