@@ -10,6 +10,7 @@ weak paragraph sandwiched between strong ones is kept while an isolated weak one
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ class _Matcher(Protocol):
     def search(self, text: str, /) -> object: ...
 
 
+SENTENCE_CACHE_TEXTS = 8192  # paragraph texts whose sentence split is kept
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?=\S)")
@@ -89,6 +91,13 @@ def split_sentences(text: str) -> list[Sentence]:
     versions) and Chinese ends (。！？；); Markdown list items, table rows and headings are
     units of their own, a fenced code block is one unit, a table's delimiter row is skipped.
     """
+    return list(_sentences(text))
+
+
+# Paragraph texts recur across questions (the same documents are read again and again), and
+# splitting is pure: keep the recent results.
+@functools.lru_cache(maxsize=SENTENCE_CACHE_TEXTS)
+def _sentences(text: str) -> tuple[Sentence, ...]:
     sentences: list[Sentence] = []
     for start, body, end, whole in _units(text):
         pieces = [(start, end)] if whole else _prose_pieces(text, start, body, end)
@@ -96,7 +105,7 @@ def split_sentences(text: str) -> list[Sentence]:
             sentence = _stripped(text, piece_start, piece_end)
             if sentence is not None:
                 sentences.append(sentence)
-    return sentences
+    return tuple(sentences)
 
 
 def _units(text: str) -> list[tuple[int, int, int, bool]]:
