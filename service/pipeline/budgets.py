@@ -50,3 +50,35 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     min_relation_confidence: float = 0.5
     high_confidence: float = 0.9  # a path this confident may use the deep window
     max_query_chars: int = 2000
+
+
+class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Named limits of the answer stages (service/answer/): sufficiency thresholds, the judge's
+    bounds, the one recovery pass and the public answer's size."""
+
+    # Sufficiency: share of the question's key terms that direct support must cover.
+    sufficient_coverage: float = 0.6
+    borderline_coverage: float = 0.3
+    # Answerability: logistic score over the cosine of the best hit paragraph to the question and
+    # the best cosine of its sentences (and adjacent sentence pairs); below the threshold the
+    # question is declined. Fitted on one half of the ClapNQ dev questions
+    # (bench/clapnq_answers.py); the other half is reported beside it.
+    answerability_paragraph_weight: float = 7.95
+    answerability_sentence_weight: float = 7.2
+    answerability_bias: float = -10.51
+    answerability_sentences: int = 12  # sentences of the best paragraph embedded for the gate
+    answerability_threshold: float = 0.5  # probability; 0 disables the gate
+    # The judge (only with a provider configured).
+    judge_candidates: int = 10  # fragments serialised for the judge
+    judge_candidate_chars: int = 600  # per candidate, middle-truncated
+    judge_reason_chars: int = 300  # longest reason kept from the judge
+    # Recovery: at most one pass, with these increments over the first pass.
+    recovery_passes: int = 1  # 0 disables recovery; more than 1 is refused
+    recovery_window_paragraphs: int = 3  # added to every local window radius
+    recovery_graph_neighbours: int = 1  # added per direction
+    recovery_parent_sections: int = 2  # more sections read whole as parent context
+    recovery_reserve_share: float = 0.4  # pack share held for parent/graph context (from 0.25)
+    # Public answer size (one message).
+    answer_sentences: int = 8
+    how_to_steps: int = 8
+    answer_chars: int = 1800

@@ -1,33 +1,56 @@
 """answer_question: the evidence path from question to response, one stage after another.
 
 plan_query -> retrieve_spans -> build_graph_context -> augment_documents -> build_context_pack
--> (interim) review_coverage and draft_answer. The trace is assembled from what the stages
-return, plus every Cypher statement the question ran (name, parameters, time, rows), so the
-whole neighbour selection can be replayed in Neo4j Browser.
+-> review_sufficiency (+ the optional LLM judge, once) -> at most one recovery pass ->
+compose_answer -> release (gates, revision) -> claim mapping and quote verification. The trace
+is assembled from what the stages return, plus every Cypher statement the question ran (name,
+parameters, time, rows), so the whole neighbour selection can be replayed in Neo4j Browser.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import time
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
 
 from ingest.relation_labels import compact_key
+from service.answer.claims import map_claims, verify_quotes
+from service.answer.composer import Draft, DraftSentence, caveats, compose_answer, profile_of
+from service.answer.failures import classify_failures
+from service.answer.judge import ChatCompleter, JudgeOutcome, apply_verdict, judge
+from service.answer.llm import client_from_settings
+from service.answer.recovery import (
+    decision_counts,
+    recovery_policy,
+    recovery_settings,
+    should_recover,
+)
+from service.answer.release import release
+from service.answer.sentences import EvidenceSentence, evidence_sentences
+from service.answer.sufficiency import (
+    DocumentValidity,
+    EvidenceSupport,
+    SufficiencyReview,
+    review_sufficiency,
+)
 from service.db.graph import Graph
-from service.pipeline.augment import augment_documents
-from service.pipeline.budgets import PipelineSettings
-from service.pipeline.context_pack import RagContextPack, build_context_pack
-from service.pipeline.draft import classify_failures, draft_answer, review_coverage
+from service.pipeline.augment import Augmentation, augment_documents
+from service.pipeline.budgets import AnswerSettings, PipelineSettings
+from service.pipeline.context_pack import DEFAULT_PACK_POLICY, PackPolicy, RagContextPack, build_context_pack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext, build_graph_context
-from service.pipeline.plan import Depth, plan_query
+from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Retrieval, retrieve_spans
+from service.pipeline.spans import split_sentences
+from service.settings import Settings
 
-__all__ = ["QueryEmbedder", "QuestionError", "answer_question", "embed_in_background"]
+__all__ = ["QueryEmbedder", "QuestionError", "answer_question", "default_llm"]
+
+_DEFAULT_LLM: list[ChatCompleter | None] = []
 
 
 class QuestionError(ValueError):
@@ -36,6 +59,20 @@ class QuestionError(ValueError):
 
 class QueryEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def default_llm() -> ChatCompleter | None:
+    """The provider configured by KGS_LLM_* (read once), or None: the usual, no-LLM case."""
+    if not _DEFAULT_LLM:
+        _DEFAULT_LLM.append(client_from_settings(Settings.from_env().llm))
+    return _DEFAULT_LLM[0]
+
+
+class _Pass(msgspec.Struct, frozen=True, kw_only=True):
+    context: GraphContext
+    augmentation: Augmentation
+    pack: RagContextPack
+    review: SufficiencyReview
 
 
 def answer_question(
@@ -47,8 +84,14 @@ def answer_question(
     depth: Depth | None = None,
     top_k: int | None = None,
     settings: PipelineSettings | None = None,
+    answer_settings: AnswerSettings | None = None,
+    llm: ChatCompleter | None | bool = True,
 ) -> dict[str, Any]:
+    """`llm`: True = the provider configured in the environment (if any); False/None = none;
+    or a client (tests pass one pointing at a fake OpenAI-compatible server)."""
     settings = settings or PipelineSettings()
+    answer_settings = answer_settings or AnswerSettings()
+    client = default_llm() if llm is True else (llm or None)
     if not query.strip():
         raise QuestionError("the question is empty")
     if len(query) > settings.max_query_chars:
@@ -60,85 +103,236 @@ def answer_question(
     def lap(stage: str) -> None:
         nonlocal started
         now = time.perf_counter()
-        timings[stage] = round((now - started) * 1000, 2)
+        timings[stage] = round(timings.get(stage, 0.0) + (now - started) * 1000, 2)
         started = now
 
     plan = plan_query(query, scope, depth)
+    vector = embedder.embed([plan.query])[0] if embedder is not None else None
     lap("plan")
-    vector = embed_in_background(embedder, plan.query) if embedder else None
     retrieval = retrieve_spans(run, plan, vector, settings, top_k=top_k)
     lap("retrieval")
-    context = build_graph_context(run, plan, retrieval, settings)
-    lap("graphContext")
-    augmentation = augment_documents(run, plan, retrieval, context, settings)
-    lap("augmentation")
-    pack = build_context_pack(
-        augmentation.fragments,
-        plan.budget,
-        observed_ids=augmentation.observed_ids,
-        unavailable=augmentation.unavailable,
-    )
-    lap("contextPack")
     named = {compact_key(n.matched): n.id for n in retrieval.names}
-    review = review_coverage(plan, pack.fragments, named, pack.decisions)
-    answer = draft_answer(pack.fragments)
-    failures = classify_failures(len(retrieval.hits), pack.decisions, context.error)
-    status = "answered" if answer and review["status"] != "insufficient" else "abstained"
-    if status == "abstained":
-        answer = f"I found no evidence in scope {scope!r} that answers this question."
+    operand_points = [(n.operand, n.id) for n in retrieval.names if n.operand is not None]
+    support, validity = _support(run, embedder, retrieval, vector, answer_settings)
+    best = (retrieval.hits[0].paragraph_id, retrieval.hits[0].text) if retrieval.hits else None
+    lap("support")
+
+    def one_pass(pass_settings: PipelineSettings, policy: PackPolicy) -> _Pass:
+        context = build_graph_context(run, plan, retrieval, pass_settings)
+        lap("graphContext")
+        augmentation = augment_documents(run, plan, retrieval, context, pass_settings)
+        lap("augmentation")
+        pack = build_context_pack(
+            augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
+            unavailable=augmentation.unavailable, policy=policy,
+        )  # fmt: skip
+        lap("contextPack")
+        review = review_sufficiency(
+            plan, pack, context, named=named, operand_points=operand_points, validity=validity,
+            support=support, best_paragraph=best, settings=answer_settings,
+        )  # fmt: skip
+        lap("sufficiency")
+        return _Pass(context=context, augmentation=augmentation, pack=pack, review=review)
+
+    first = one_pass(settings, DEFAULT_PACK_POLICY)
+    outcome: JudgeOutcome | None = None
+    review = first.review
+    if client is not None and first.review.status != "insufficient" and (
+        first.review.status == "borderline" or plan.depth == "deep"
+    ) and any(f.role == "direct_support" for f in first.pack.fragments):
+        outcome = judge(client, plan, first.pack, first.review, answer_settings)
+        review = apply_verdict(first.review, outcome, answer_settings)
+        lap("judge")
+    first = msgspec.structs.replace(first, review=review)
+    final = first
+    recovery: dict[str, Any] = {
+        "attempted": False,
+        "passes": 0,
+        "maxPasses": answer_settings.recovery_passes,
+        "beforeStatus": first.review.status,
+        "beforeDegradation": first.review.degradation,
+        "beforeReasons": list(first.review.reasons),
+        "beforeDecisionCounts": decision_counts(first.pack),
+    }
+    if should_recover(first.review, 0, answer_settings):
+        wider = recovery_settings(settings, answer_settings)
+        second = one_pass(wider, recovery_policy(answer_settings))
+        adopted = _better(second.review, first.review)
+        final = second if adopted else first
+        recovery.update({
+            "attempted": True,
+            "passes": 1,
+            "adopted": adopted,
+            "changes": {
+                "windowParagraphs": wider.window_paragraphs,
+                "graphWindow": wider.graph_window,
+                "parentSections": wider.parent_sections,
+                "reserveShare": answer_settings.recovery_reserve_share,
+            },
+            "afterStatus": second.review.status,
+            "afterDegradation": second.review.degradation,
+            "afterReasons": list(second.review.reasons),
+            "afterDecisionCounts": decision_counts(second.pack),
+            "afterReplayId": second.pack.replay_id,
+        })  # fmt: skip
+    else:
+        recovery["reason"] = "not needed" if first.review.status == "sufficient" else (
+            "not recoverable by wider reading: " + first.review.degradation)
+    context, pack, review = final.context, final.pack, final.review
+
+    documents = sorted({f.document_id for f in pack.fragments})
+    paragraphs = run.read("evidence/document_paragraphs", documentIds=documents) if documents else []
+    pool = evidence_sentences(pack, paragraphs)
+    verified, rejected = verify_quotes(pool, paragraphs)
+    pool = tuple(verified)
+    abstaining = review.status == "insufficient" or not pool
+    if abstaining:
+        draft = Draft(profile=profile_of(plan), sentences=())
+    else:
+        draft = compose_answer(plan, pack, pool, context, settings=answer_settings,
+                               operand_points=operand_points)  # fmt: skip
+        draft = Draft(profile=draft.profile,
+                      sentences=(*draft.sentences, *caveats(review, pack, context)))  # fmt: skip
+    draft, release_review = release(draft, plan, pack, pool, review, context,
+                                    settings=answer_settings, abstaining=abstaining)  # fmt: skip
+    if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
+        abstaining = True  # release contracted every claim away
+        draft = Draft(profile=draft.profile, sentences=())
+    answer = _abstention(plan, review, scope) if abstaining else _render(draft)
+    status = _status(review, abstaining)
+    claims = [] if abstaining else map_claims(draft.sentences, {f.id: f.text for f in pack.fragments})
+    failures = classify_failures(
+        hits=len(retrieval.hits), pack=pack, review=review, graph_error=context.error,
+        judge_failure=outcome.failure if outcome else None,
+        release_failed=release_review.failed_gates, rejected_quotes=len(rejected),
+        unsupported_claims=sum(1 for c in claims if c.status == "unsupported"),
+    )  # fmt: skip
     lap("answer")
 
-    citations = [_citation(f) for f in pack.fragments if f.role == "direct_support"]
+    citations = _citations(draft.sentences) if not abstaining else []
     return {
         "answer": answer,
         "status": status,
         "assistantBlocks": [{"type": "answer", "text": answer}],
         "knowledgePoints": _knowledge_points(retrieval, context),
         "citations": citations,
-        "structuredAnswer": {"directAnswer": answer, "profile": plan.intent},
+        "structuredAnswer": {"directAnswer": answer, "profile": draft.profile},
         "trace": {
             "traceId": _trace_id(plan.query, scope, pack.replay_id),
             "plan": _camel(plan),
             "timingsMs": timings,
             "retrieval": _retrieval_trace(retrieval),
             "graphContext": _graph_trace(context),
-            "ragContextPack": _pack_trace(pack, augmentation.documents_read),
-            "ragSufficiencyReview": review,
-            "ragRecovery": {
-                "attempted": False,
-                "reason": "recovery arrives with the answers stage",
-            },
-            "ragFailureClassifications": failures,
-            "answerReleaseReview": {"method": "none_v0", "gates": []},
-            "answerClaimCitations": [
-                {"claim": c["quote"], "citationIds": [c["citationId"]]} for c in citations
-            ],
+            "ragContextPack": _pack_trace(pack, final.augmentation.documents_read),
+            "ragSufficiencyReview": _review_trace(review, outcome),
+            "ragRecovery": recovery,
+            "ragFailureClassifications": [_camel(f) for f in failures],
+            "answerReleaseReview": _camel(release_review),
+            "answerClaimCitations": [_camel(c) for c in claims],
             "cypher": [_camel(call) for call in run.calls],
         },
     }
 
 
-# Query embeddings run beside the lexical retrieval reads; two workers bound the model's
-# concurrent use by parallel requests (2 cores).
-_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+def _support(
+    graph: Graph,
+    embedder: QueryEmbedder | None,
+    retrieval: Retrieval,
+    vector: Sequence[float] | None,
+    settings: AnswerSettings,
+) -> tuple[EvidenceSupport, dict[str, DocumentValidity]]:
+    ids = [h.paragraph_id for h in retrieval.hits]
+    if not ids:
+        return EvidenceSupport(), {}
+    rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector or []))
+    cosine = {str(r["paragraphId"]): float(r["cosine"]) for r in rows if r["cosine"] is not None}
+    validity = {
+        str(r["documentId"]): DocumentValidity(
+            document_id=str(r["documentId"]), path=str(r["path"]), updated=r["updated"],
+            valid_until=r["validUntil"], superseded_by=r["supersededBy"],
+        )
+        for r in rows
+    }  # fmt: skip
+    sentence_cosine = None
+    if embedder is not None and vector is not None:
+        sentences = [s.text for s in split_sentences(retrieval.hits[0].text)]
+        sentences = sentences[: settings.answerability_sentences]
+        windows = sentences + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
+        if windows:
+            embedded = embedder.embed(windows)
+            sentence_cosine = max(_cos(vector, e) for e in embedded)
+    return EvidenceSupport(cosine=cosine, sentence_cosine=sentence_cosine), validity
 
 
-def embed_in_background(embedder: QueryEmbedder, text: str) -> Future[list[float]]:
-    """The question's embedding, computed while retrieval's lexical reads wait on Neo4j."""
-    return _QUERY_EMBEDDING.submit(lambda: embedder.embed([text])[0])
+def _cos(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
-def _citation(fragment: Fragment) -> dict[str, Any]:
+_STATUS_RANK = {"sufficient": 2, "borderline": 1, "insufficient": 0}
+
+
+def _better(after: SufficiencyReview, before: SufficiencyReview) -> bool:
+    """Adopt the recovered pass when it is at least as good and not worse in score."""
+    a, b = _STATUS_RANK[after.status], _STATUS_RANK[before.status]
+    return a > b or (a == b and after.score > before.score)
+
+
+def _status(review: SufficiencyReview, abstaining: bool) -> str:
+    if abstaining:
+        return "abstained"
     return {
-        "citationId": fragment.citation_ids[0],
-        "documentId": fragment.document_id,
-        "path": fragment.path,
-        "headingPath": list(fragment.heading_path),
-        "startOffset": fragment.start_offset,
-        "endOffset": fragment.end_offset,
-        "startLine": fragment.start_line,
-        "endLine": fragment.end_line,
-        "quote": fragment.text,
+        "conflict": "conflict", "stale_evidence": "stale", "partial_coverage": "partial",
+        "insufficient_evidence": "partial",
+    }.get(review.degradation, "answered")  # fmt: skip
+
+
+def _abstention(plan: QueryPlan, review: SufficiencyReview, scope: str) -> str:
+    if review.missing_terms and len(review.missing_terms) < len(plan.terms):
+        missing = ", ".join(f"'{t}'" for t in review.missing_terms[:4])
+        return (f"I could not find enough evidence in scope {scope!r} to answer this: the sources "
+                f"found do not cover {missing}.")  # fmt: skip
+    return (f"I could not find evidence in scope {scope!r} that answers this question; the closest "
+            "sources are about something else.")  # fmt: skip
+
+
+def _render(draft: Draft) -> str:
+    return " ".join(s.text for s in draft.sentences)
+
+
+def _citations(sentences: Sequence[DraftSentence]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for sentence in sentences:
+        for e in sentence.evidence:
+            if e.citation_id in seen:
+                continue
+            seen.add(e.citation_id)
+            out.append(_citation(e))
+    return out
+
+
+def _review_trace(review: SufficiencyReview, outcome: JudgeOutcome | None) -> dict[str, Any]:
+    data = _camel(review)
+    data["gates"] = [_camel(g) for g in review.gates]
+    data["judge"] = None if outcome is None else _camel(outcome)
+    return data
+
+
+def _citation(evidence: EvidenceSentence) -> dict[str, Any]:
+    return {
+        "citationId": evidence.citation_id,
+        "fragmentId": evidence.fragment_id,
+        "role": evidence.role,
+        "documentId": evidence.document_id,
+        "path": evidence.path,
+        "headingPath": list(evidence.heading_path),
+        "startOffset": evidence.start,
+        "endOffset": evidence.end,
+        "startLine": evidence.line,
+        "endLine": evidence.end_line,
+        "quote": evidence.quote,
     }
 
 

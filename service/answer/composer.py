@@ -1,0 +1,338 @@
+"""compose_answer: one public answer from the context pack, by answer profile, without any model.
+
+Profiles (from the plan's intent):
+- definition: the defining sentence, then mechanism and attributes, the graph position (what
+  comes before and after it, from neighbour evidence), caveats;
+- how_to: prerequisites, the ordered steps, downstream checks, failure handling;
+- compare: direct evidence for each operand first, then bounded contrast context; procedural
+  sentences are not promoted unless the question compares procedures; Mermaid comparison edges
+  become readable statements, fences never leak;
+- causal_explain: mechanism, consequence, boundary;
+- generic: sentences ranked by query-term coverage.
+Conflict fragments come first and are kept whole: both values, never one picked; sentences that
+state only one of the conflicting values are left out. Every sentence is an EvidenceSentence (or
+a conflict/caveat line built from pack facts), so each keeps its citation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from ingest.relation_labels import compact_key
+from service.answer.sentences import EvidenceSentence, is_artifact, public_text
+from service.pipeline.budgets import AnswerSettings
+from service.pipeline.context_pack import RagContextPack
+from service.pipeline.graph_context import GraphContext
+from service.pipeline.plan import QueryPlan
+
+__all__ = ["Draft", "DraftSentence", "Profile", "compose_answer", "profile_of", "select"]
+
+Profile = Literal["definition", "how_to", "compare", "causal_explain", "generic"]
+Kind = Literal["evidence", "conflict", "caveat"]
+
+_ROLE_WEIGHT = {
+    "direct_support": 1.0, "conflict": 0.9, "parent_context": 0.8, "adjacent_context": 0.6,
+    "graph_neighbor_support": 0.5, "background": 0.3,
+}  # fmt: skip
+_DEFINING = re.compile(r"^[^.]{0,80}?\b(?:is|are|refers to|means|denotes)\b (?:a|an|the)?", re.I)
+_PROCEDURAL = re.compile(
+    r"^\s*step\s*\d|\bprocedure\b|\b(?:rinse|wash|load|unload|place|put|turn|tighten|loosen)\b",
+    re.IGNORECASE,
+)
+_PREREQUISITE = re.compile(r"\b(?:must be|before (?:any|you|starting)|requires?|prerequisite)\b", re.I)
+_CHECK = re.compile(r"\b(?:verif\w*|check\w*|accepted|confirm\w*|after (?:calibration|the))\b", re.I)
+_FAILURE = re.compile(r"\b(?:if the|fails?|failure|troubleshoot\w*|stop and)\b", re.I)
+_MECHANISM = re.compile(r"\b(?:because|mechanism|works by|by (?:\w+ing)|when|as the|so the)\b", re.I)
+_CONSEQUENCE = re.compile(
+    r"\b(?:leads? to|results? in|causes?|therefore|so that|consequen\w*|downstream|"
+    r"which means|overreach\w*|prevents?)\b",
+    re.IGNORECASE,
+)
+_BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
+_CONTRAST = re.compile(
+    r"\b(?:whereas|while|unlike|compared|contrast\w*|than|but|both|instead|differ\w*)\b", re.I
+)
+
+
+class DraftSentence(msgspec.Struct, frozen=True, kw_only=True):
+    text: str  # public text
+    kind: Kind
+    evidence: tuple[EvidenceSentence, ...] = ()  # what supports it (quotes with offsets)
+    fragment_ids: tuple[str, ...] = ()  # pack fragments behind it (conflict lines, caveats)
+    citation_ids: tuple[str, ...] = ()
+    slot: str = ""  # the profile slot it fills: definition, step, prerequisite, ...
+
+
+class Draft(msgspec.Struct, frozen=True, kw_only=True):
+    profile: Profile
+    sentences: tuple[DraftSentence, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)
+
+
+def profile_of(plan: QueryPlan) -> Profile:
+    return "causal_explain" if plan.intent == "causal" else plan.intent
+
+
+def compose_answer(
+    plan: QueryPlan,
+    pack: RagContextPack,
+    pool: Sequence[EvidenceSentence],
+    context: GraphContext,
+    *,
+    settings: AnswerSettings,
+    operand_points: Sequence[tuple[int, str]] = (),
+) -> Draft:
+    profile = profile_of(plan)
+    conflicts = _conflict_lines(pack, pool)
+    values = {v.casefold() for line in conflicts for v in _values_of(line, pack)}
+    latin = plan.query.isascii()
+    usable = [
+        s for s in pool
+        if s.text and s.role != "conflict" and not _one_sided(s.text, values)
+        and not (latin and _mostly_cjk(s.text))
+    ]  # fmt: skip
+    chosen = select(profile, plan, usable, settings, operand_points)
+    sentences = [*conflicts, *_as_draft(chosen)]
+    return Draft(profile=profile, sentences=tuple(_bounded(sentences, settings)))
+
+
+def select(
+    profile: Profile,
+    plan: QueryPlan,
+    pool: Sequence[EvidenceSentence],
+    settings: AnswerSettings,
+    operand_points: Sequence[tuple[int, str]] = (),
+) -> list[tuple[str, EvidenceSentence]]:
+    """(slot, sentence) pairs in answer order for the profile."""
+    ranked = sorted(pool, key=lambda s: (-_score(s, plan), s.order))
+    taken: list[tuple[str, EvidenceSentence]] = []
+    used: set[str] = set()
+
+    def take(slot: str, candidates: Sequence[EvidenceSentence], limit: int) -> None:
+        count = 0
+        for sentence in candidates:
+            key = compact_key(sentence.text)
+            if count >= limit or key in used or any(key in u or u in key for u in used if len(u) > 40):
+                continue
+            used.add(key)
+            taken.append((slot, sentence))
+            count += 1
+
+    direct = [s for s in ranked if s.role == "direct_support"]
+    context = [s for s in ranked if s.role in ("parent_context", "adjacent_context")]
+    neighbours = [s for s in ranked if s.role == "graph_neighbor_support"]
+    relevant = [s for s in ranked if _score(s, plan) > 0]
+    if profile == "how_to":
+        anchor_docs = {s.document_id for s in direct[:3]}
+        same = sorted((s for s in pool if s.document_id in anchor_docs), key=lambda s: s.order)
+        steps = sorted((s for s in same if s.step is not None), key=lambda s: (s.step, s.start))
+        prereq = [s for s in same if s.label.startswith("prerequisite") or (
+            s.step is None and _PREREQUISITE.search(s.quote) and not _FAILURE.search(s.quote))]
+        checks = [s for s in same if s.step is None and _CHECK.search(s.quote)
+                  and not s.label.startswith(("prerequisite", "failure"))]
+        failures = [s for s in same if s.label.startswith("failure") or (
+            s.step is None and s.quote.lower().startswith("if "))]
+        take("overview", [s for s in direct if s.step is None and not s.label][:1], 1)
+        take("prerequisite", prereq, 2)
+        take("prerequisite",
+             _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]), 1)
+        take("step", steps, settings.how_to_steps)
+        take("check", checks, 1)
+        take("failure", failures, 2)
+    elif profile == "compare":
+        procedural = bool(re.search(r"procedure|process|steps?|how to", plan.query, re.I))
+        allowed = [s for s in ranked if procedural or not _PROCEDURAL.search(s.quote)]
+        for index in range(max(len(plan.operands), 1)):
+            points = {kp for i, kp in operand_points if i == index}
+            words = _operand_words(plan, index)
+            side = [
+                s for s in allowed if s.role == "direct_support"
+                and (s.knowledge_point_id in points or (words and words <= _words(s.text)))
+            ] or [s for s in allowed if words and words <= _words(s.text)]  # fmt: skip
+            take(f"operand_{index}", side, 2)
+        contrast = [s for s in allowed if s.role != "graph_neighbor_support"
+                    and (_CONTRAST.search(s.text) or s.kind in ("mermaid", "table"))]
+        take("contrast", contrast, 2)
+        aligned = [s for s in allowed if s.role == "graph_neighbor_support"
+                   and any(k in (s.relation or "") for k in ("CONTRASTS", "ANALOGOUS"))]
+        take("graph_contrast", aligned, 1)
+    elif profile == "causal_explain":
+        take("lead", direct, 1)
+        take("mechanism", [s for s in direct + context if _MECHANISM.search(s.text)], 2)
+        take("consequence", [s for s in direct + context + neighbours
+                             if _CONSEQUENCE.search(s.text)], 2)
+        take("graph", [s for s in neighbours if re.search("CAUSES|ENABLES", s.relation or "")], 2)
+        take("boundary", [s for s in direct + context if _BOUNDARY.search(s.text)], 1)
+    elif profile == "definition":
+        defining = [s for s in direct if _DEFINING.search(s.text)] or direct
+        take("definition", defining, 1)
+        take("attributes", [s for s in direct + context if s.kind != "mermaid"], 2)
+        leads = _leads([s for s in neighbours if s.kind != "mermaid"])
+        take("graph_position", [s for s in leads if not _PROCEDURAL.search(s.quote)], 2)
+    else:
+        take("answer", [s for s in direct if s in relevant] or direct, 3)
+        take("support", [s for s in context if s in relevant], 2)
+        take("graph", [s for s in neighbours if s in relevant], 1)
+    return taken
+
+
+def _score(sentence: EvidenceSentence, plan: QueryPlan) -> float:
+    if not plan.terms:
+        return _ROLE_WEIGHT.get(sentence.role, 0.1)
+    text = compact_key(sentence.text)
+    words = _words(sentence.text)
+    hits = sum(
+        1 for t in plan.terms
+        if t in words or (len(t) > 4 and t[:-1] in text) or compact_key(t) in text
+    )  # fmt: skip
+    return hits / len(plan.terms) + 0.25 * _ROLE_WEIGHT.get(sentence.role, 0.1)
+
+
+def _leads(sentences: Sequence[EvidenceSentence]) -> list[EvidenceSentence]:
+    """The first sentence of each neighbour document, in pack order (neighbour rank)."""
+    first: dict[str, EvidenceSentence] = {}
+    for sentence in sorted(sentences, key=lambda s: s.order):
+        first.setdefault(sentence.document_id, sentence)
+    return list(first.values())
+
+
+def _mostly_cjk(text: str) -> bool:
+    cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff")
+    return cjk > 0.3 * len(text)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def _operand_words(plan: QueryPlan, index: int) -> set[str]:
+    if index >= len(plan.operands):
+        return set()
+    words = [w for w in re.findall(r"\w+", plan.operands[index].lower()) if len(w) > 2]
+    return set(words[-1:])  # the head noun: 'brittle glass vessel' -> vessel
+
+
+def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSentence]:
+    return [
+        DraftSentence(
+            text=_sentence_end(s.text),
+            kind="evidence",
+            evidence=(s,),
+            fragment_ids=(s.fragment_id,),
+            citation_ids=(s.citation_id,),
+            slot=slot,
+        )
+        for slot, s in chosen
+    ]
+
+
+def _conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> list[DraftSentence]:
+    lines = []
+    for fragment in pack.fragments:
+        if fragment.role != "conflict":
+            continue
+        text = public_text(fragment.text) or " ".join(fragment.text.split())
+        if not text or is_artifact(text):
+            continue
+        values = {v.casefold() for v in getattr(fragment, "conflict_values", ()) or ()}
+        support = tuple(
+            s for s in pool
+            if s.document_id == fragment.document_id and s.role != "conflict"
+            and any(v in s.quote.casefold() for v in values)
+        ) if values else ()  # fmt: skip
+        lines.append(
+            DraftSentence(
+                text=_sentence_end(text),
+                kind="conflict",
+                evidence=support,
+                fragment_ids=(fragment.id,),
+                citation_ids=fragment.citation_ids,
+                slot="conflict",
+            )
+        )
+    return lines
+
+
+def _values_of(line: DraftSentence, pack: RagContextPack) -> tuple[str, ...]:
+    by_id = {f.id: f for f in pack.fragments}
+    return tuple(
+        v for fid in line.fragment_ids for v in (getattr(by_id.get(fid), "conflict_values", ()) or ())
+    )
+
+
+def _one_sided(text: str, values: set[str]) -> bool:
+    """States exactly one of several conflicting values: publishing it would pick a side."""
+    if len(values) < 2:
+        return False
+    present = sum(1 for v in values if v in text.casefold())
+    return present == 1
+
+
+def _sentence_end(text: str) -> str:
+    text = text.strip()
+    return text if text[-1:] in ".!?。！？:;)\"'" else text + "."
+
+
+def _bounded(sentences: Sequence[DraftSentence], settings: AnswerSettings) -> list[DraftSentence]:
+    """At most `answer_sentences` (conflict lines and steps beyond count, so a procedure is not
+    cut mid-way) and `answer_chars`."""
+    kept: list[DraftSentence] = []
+    chars = 0
+    counted = 0
+    for sentence in sentences:
+        free = sentence.kind == "conflict" or sentence.slot == "step"
+        if not free and counted >= settings.answer_sentences:
+            continue
+        if kept and chars + len(sentence.text) > settings.answer_chars:
+            continue
+        kept.append(sentence)
+        chars += len(sentence.text) + 1
+        counted += 0 if free else 1
+    return kept
+
+
+def caveats(
+    review: object, pack: RagContextPack, context: GraphContext
+) -> list[DraftSentence]:
+    """What a degraded answer is missing, in plain words (no internal names)."""
+    from service.answer.sufficiency import SufficiencyReview  # typing only; avoids a cycle
+
+    assert isinstance(review, SufficiencyReview)
+    lines: list[DraftSentence] = []
+    lost = [d for d in pack.decisions if d.status == "source_window_unavailable"]
+    if lost:
+        titles = [
+            n.title for n in (*context.predecessors, *context.successors)
+            if not any(f.knowledge_point_id == n.id for f in pack.fragments)
+        ]  # fmt: skip
+        names = ", ".join(dict.fromkeys(titles)) or f"{len(lost)} related topics"
+        lines.append(DraftSentence(
+            text=f"The knowledge graph also links this to {names}, but no source text for "
+            "them was available, so those relations are not described here.",
+            kind="caveat", slot="graph_limitation",
+            fragment_ids=tuple(d.fragment_id for d in lost),
+        ))  # fmt: skip
+    if review.stale:
+        lines.append(DraftSentence(
+            text="This may be out of date: " + "; ".join(
+                _plain_stale(s) for s in review.stale) + ".",
+            kind="caveat", slot="stale",
+        ))  # fmt: skip
+    if review.degradation == "partial_coverage" and review.missing_terms and not lost:
+        lines.append(DraftSentence(
+            text="The sources found do not cover "
+            + ", ".join(f"'{t}'" for t in review.missing_terms[:4]) + ".",
+            kind="caveat", slot="coverage",
+        ))  # fmt: skip
+    return lines
+
+
+def _plain_stale(path: str) -> str:
+    return f"{path.rsplit('/', 1)[-1]} is marked as expired or superseded"

@@ -1,0 +1,259 @@
+"""The evidence sentences of a context pack, with exact source offsets, and their public text.
+
+Every public answer sentence is taken from one EvidenceSentence: a sentence (or a Mermaid edge
+line) of a paragraph that a pack fragment shows the model. Its `quote` is the exact source text
+(`source[start:end] == quote`, since a paragraph's text is the source between its offsets), its
+`text` the same sentence made readable: Markdown marks and source-authored labels
+(Prerequisite:, Mechanism:, Failure mode:) stripped, step labels (Step 1:) kept, Mermaid edges
+turned into plain statements. Prompt residue and pages describing themselves never qualify.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from service.pipeline.context_pack import RagContextPack
+from service.pipeline.evidence import Fragment
+from service.pipeline.spans import citation_id, split_sentences
+
+__all__ = [
+    "EvidenceSentence",
+    "evidence_sentences",
+    "is_artifact",
+    "leaks_diagnostics",
+    "public_text",
+]
+
+Row = Mapping[str, Any]
+
+_LABEL = re.compile(
+    r"^(?:prerequisites?|mechanism|failure modes?|failure handling|graph caveat|caveat|"
+    r"consequence|downstream(?: check)?|boundary|verification|check|cause|effect|note|warning|"
+    r"tip|result|requirement)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+_STEP = re.compile(r"^(?:step\s*\d+\s*[:.)]|\d{1,2}[.)]\s)", re.IGNORECASE)
+_LIST = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_QUOTE = re.compile(r"^\s*>\s?", re.MULTILINE)
+# Prompt and preamble residue: instructions to a model or a model's reply to them. They are never
+# evidence, whatever the source document says around them.
+_ARTIFACT = re.compile(
+    r"all reasoning|final output|output language|show (?:your|all) (?:work|reasoning)|"
+    r"ignore (?:all |any )?(?:previous|prior|above) instructions|system prompt|"
+    r"\bas an ai\b|\blanguage model\b|here is (?:the|your) (?:answer|summary)|"
+    r"遵从您的指示|最终输出|所有推理过程|推理过程|以下为|作为(?:一个)?(?:AI|人工智能)",
+    re.IGNORECASE,
+)
+# A page talking about itself or its upkeep, not about the subject.
+_META = re.compile(
+    r"^(?:this|the) (?:page|document|note|article|collection|section|file|list)\b|"
+    r"\bmaintained by\b|\breaders are welcome\b|\bsuggest corrections\b|\bthis page\b",
+    re.IGNORECASE,
+)
+# Internal names of the pipeline that must never reach the public answer.
+_DIAGNOSTICS = re.compile(
+    r"ragContextPack|replayId|fragment_dropped|fragment_truncated|source_window_unavailable|"
+    r"direct_support|parent_context|adjacent_context|graph_neighbor_support|llm_judge|"
+    r"ragSufficiencyReview|answerReleaseReview|ragRecovery",
+    re.IGNORECASE,
+)
+_MERMAID_EDGE = re.compile(
+    r"(?P<a>[A-Za-z0-9_]+)(?:\[(?P<al>[^\]]*)\]|\((?P<ap>[^)]*)\))?\s*"
+    r"-{1,2}\.?-*>?\s*(?:\|(?P<label>[^|]*)\|)?\s*"
+    r"(?P<b>[A-Za-z0-9_]+)(?:\[(?P<bl>[^\]]*)\]|\((?P<bp>[^)]*)\))?"
+)
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+
+
+class EvidenceSentence(msgspec.Struct, frozen=True, kw_only=True):
+    quote: str  # exact source text: source[start:end]
+    text: str  # public form (see module docstring); "" when it must not be published
+    start: int  # absolute source offsets
+    end: int
+    line: int  # 1-based source line of `start`
+    end_line: int
+    paragraph_id: str
+    citation_id: str
+    fragment_id: str
+    role: str
+    document_id: str
+    path: str
+    heading_path: tuple[str, ...]
+    knowledge_point_id: str | None
+    relation: str | None
+    kind: str  # paragraph kind: paragraph, list, table, mermaid, ...
+    order: int  # position in the pool: pack order, then reading order
+    label: str  # the source-authored label stripped from it ("prerequisite", ...), or ""
+    step: int | None  # "Step 3:" -> 3
+
+
+def evidence_sentences(
+    pack: RagContextPack, paragraphs: Iterable[Row]
+) -> tuple[EvidenceSentence, ...]:
+    """The sentences every admitted fragment shows, first occurrence wins (pack order)."""
+    by_document: dict[str, list[Row]] = {}
+    for row in paragraphs:
+        by_document.setdefault(str(row["documentId"]), []).append(row)
+    pool: list[EvidenceSentence] = []
+    seen: set[tuple[str, int, int]] = set()
+    for fragment in pack.fragments:
+        for row in by_document.get(fragment.document_id, []):
+            start, end = int(row["startOffset"]), int(row["endOffset"])
+            if end <= fragment.start_offset or start >= fragment.end_offset:
+                continue
+            for sentence in _row_sentences(row, fragment):
+                key = (fragment.document_id, sentence.start, sentence.end)
+                if key in seen:
+                    continue
+                seen.add(key)
+                pool.append(msgspec.structs.replace(sentence, order=len(pool)))
+    return tuple(pool)
+
+
+def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
+    text, kind = str(row["text"]), str(row["kind"])
+    base, line = int(row["startOffset"]), int(row["startLine"])
+    pieces: list[tuple[int, int, str]] = []
+    if kind == "mermaid":
+        offset = 0
+        for raw in text.split("\n"):
+            readable = _mermaid_statement(raw)
+            if readable:
+                lead = len(raw) - len(raw.lstrip())
+                pieces.append((offset + lead, offset + len(raw.rstrip()), readable))
+            offset += len(raw) + 1
+    elif kind == "code":
+        return []
+    elif kind == "table":
+        pieces = _table_rows(text)
+    else:
+        pieces = [(s.start, s.end, "") for s in split_sentences(text)]
+    out = []
+    for lo, hi, readable in pieces:
+        absolute = (base + lo, base + hi)
+        if absolute[1] <= fragment.start_offset or absolute[0] >= fragment.end_offset:
+            continue
+        quote = text[lo:hi]
+        if fragment.truncated and quote not in fragment.text:
+            continue  # cut from the middle of a truncated fragment: the model never saw it
+        label = _label(quote)
+        public = readable or public_text(quote)
+        step_match = re.match(r"^\s*(?:[-*+]\s*)?\**step\s*(\d+)", quote, re.IGNORECASE)
+        out.append(
+            EvidenceSentence(
+                quote=quote,
+                text=public,
+                start=absolute[0],
+                end=absolute[1],
+                line=line + text.count("\n", 0, lo),
+                end_line=line + text.count("\n", 0, hi),
+                paragraph_id=str(row["paragraphId"]),
+                citation_id=citation_id(str(row["paragraphId"]), lo, hi),
+                fragment_id=fragment.id,
+                role=fragment.role,
+                document_id=fragment.document_id,
+                path=fragment.path,
+                heading_path=tuple(row["headingPath"] or ()),
+                knowledge_point_id=fragment.knowledge_point_id,
+                relation=fragment.relation,
+                kind=kind,
+                order=0,
+                label=label,
+                step=int(step_match.group(1)) if step_match else None,
+            )
+        )
+    return out
+
+
+def public_text(quote: str) -> str:
+    """A source sentence as it may appear in the public answer; "" when it must not."""
+    text = _QUOTE.sub("", quote)
+    text = _HEADING.sub("", text)
+    text = _LIST.sub("", text)
+    text = _EMPHASIS.sub("", text)
+    text = " ".join(text.split())
+    # NQ-style tokenised text: "Buccaneers , the" -> "Buccaneers, the"
+    text = re.sub(r"\s+([,.;:!?)\]])", r"\1", text)
+    text = re.sub(r"([(\[])\s+", r"\1", text)
+    if not _STEP.match(text):
+        text = _LABEL.sub("", text)
+    text = text.strip()
+    if not text or is_artifact(text) or _META.search(text) or leaks_diagnostics(text):
+        return ""
+    if _FENCE_LINE.match(text) or "-->" in text:
+        return ""
+    return text[0].upper() + text[1:]
+
+
+def is_artifact(text: str) -> bool:
+    return bool(_ARTIFACT.search(text))
+
+
+def leaks_diagnostics(text: str) -> bool:
+    return bool(_DIAGNOSTICS.search(text))
+
+
+def _label(quote: str) -> str:
+    stripped = _EMPHASIS.sub("", _LIST.sub("", quote)).strip()
+    match = _LABEL.match(stripped)
+    if not match:
+        return ""
+    return match.group(0).rstrip(" :：").lower()
+
+
+def _mermaid_statement(line: str) -> str:
+    """`W[Water glass] -->|contrasts with| P[Plastic cup]` -> 'Water glass contrasts with
+    Plastic cup.'; anything else in a Mermaid block (the header, styles) -> ''."""
+    match = _MERMAID_EDGE.search(line)
+    if not match or "--" not in line:
+        return ""
+    a = (match.group("al") or match.group("ap") or match.group("a")).strip()
+    b = (match.group("bl") or match.group("bp") or match.group("b")).strip()
+    label = (match.group("label") or "leads to").strip()
+    if not a or not b or is_artifact(label):
+        return ""
+    return f"{a} {label} {b}."
+
+
+def _table_rows(text: str) -> list[tuple[int, int, str]]:
+    """Body rows of a Markdown table as 'Header: a; Column: b' statements, one per row."""
+    lines = text.split("\n")
+    offsets, position = [], 0
+    for raw in lines:
+        offsets.append(position)
+        position += len(raw) + 1
+    cells = [[c.strip() for c in raw.strip().strip("|").split("|")] for raw in lines]
+    if len(lines) < 3 or not _TABLE_RULE.match(lines[1]):
+        return []
+    header = cells[0]
+    rows = []
+    for index in range(2, len(lines)):
+        row = cells[index]
+        if len(row) != len(header) or not any(row):
+            continue
+        parts = [f"{h}: {v}" for h, v in zip(header[1:], row[1:], strict=True) if h and v]
+        if not row[0] or not parts:
+            continue
+        readable = public_text(f"{row[0]} — " + "; ".join(parts) + ".")
+        raw = lines[index]
+        lead = len(raw) - len(raw.lstrip())
+        rows.append((offsets[index] + lead, offsets[index] + len(raw.rstrip()), readable))
+    return rows
+
+
+def sentence_terms(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
+
+
+def group_by(items: Sequence[EvidenceSentence], key: str) -> dict[Any, list[EvidenceSentence]]:
+    grouped: dict[Any, list[EvidenceSentence]] = {}
+    for item in items:
+        grouped.setdefault(getattr(item, key), []).append(item)
+    return grouped
