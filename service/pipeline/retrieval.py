@@ -39,6 +39,9 @@ __all__ = [
 Channel = Literal["fulltext", "vector", "knowledgePoint"]
 CHANNELS = frozenset({"fulltext", "vector", "knowledgePoint"})
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+# Bare AND / OR / NOT are operators to Lucene's parser ("AND OR" fails to parse); the analyzer
+# lower-cases every term anyway, so the lower-case word matches the same paragraphs.
+_LUCENE_OPERATOR = re.compile(r"\b(AND|OR|NOT)\b")
 _LEAD_PARAGRAPHS = 3
 _MIN_NAME_CHARS = 3
 
@@ -490,4 +493,5 @@ def _segments(hits: Sequence[Hit]) -> list[Segment]:
 
 
 def _escape(text: str) -> str:
-    return _LUCENE_SPECIAL.sub(r"\\\1", text.strip())
+    escaped = _LUCENE_SPECIAL.sub(r"\\\1", text.strip())
+    return _LUCENE_OPERATOR.sub(lambda match: match.group(1).lower(), escaped)
