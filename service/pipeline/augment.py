@@ -13,6 +13,9 @@ leaves this stage are candidate fragments with roles, which the context pack the
 - conflict: contradicting comparable facts found by scanning every paragraph of all selected
   documents (conflicts.py), not only the matched spans; one fragment per contradiction, whose
   text states every value with its source and whose citations are the sentences on each side.
+  Facts on the question's subject that qualifiers keep apart (current vs historical, staging vs
+  production, ...) are no conflict: their sentences join as direct_support read from the full
+  document, each with its qualifier in its own words.
 Overlaps are removed by paragraph id; Mermaid and code blocks never enter windows wholesale
 unless the span itself is inside one. A neighbour without a readable source document yields a
 `source_window_unavailable` decision attributed to graph_neighbor_support, never an error.
@@ -38,7 +41,7 @@ from service.pipeline.conflicts import (
     select_conflicts,
 )
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
-from service.pipeline.facts import Passage
+from service.pipeline.facts import Fact, Passage
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
@@ -136,11 +139,11 @@ def augment_documents(
             fragments.append(_single("background", lead, "full_document", 0.0, context.anchor_id))
             used[document_id].add(str(lead["paragraphId"]))
 
-    conflicts = _conflict_fragments(
+    scanned = _conflict_fragments(
         documents, retrieval, neighbours, plan, conflict_settings or ConflictSettings()
     )
-    fragments += conflicts
-    observed |= {c for fragment in conflicts for c in fragment.citation_ids}
+    fragments += scanned
+    observed |= {c for fragment in scanned for c in fragment.citation_ids}
 
     return Augmentation(
         fragments=tuple(fragments),
@@ -274,7 +277,8 @@ def _conflict_fragments(
     plan: QueryPlan,
     settings: ConflictSettings,
 ) -> list[Fragment]:
-    """Conflict fragments from a scan of every paragraph of the selected documents."""
+    """Conflict fragments, and the sentences of condition-qualified facts, from a scan of every
+    paragraph of the selected documents."""
     passages = [
         Passage(
             document_id=str(r["documentId"]), path=str(r["path"]),
@@ -287,17 +291,51 @@ def _conflict_fragments(
     knowledge_points = {n.document_id: n.id for n in neighbours if n.document_id}
     knowledge_points |= {h.document_id: h.knowledge_point_ids[0] for h in retrieval.hits
                          if h.knowledge_point_ids}  # fmt: skip
+    scan = scan_conflicts(passages, settings)
+    direct = {h.document_id for h in retrieval.hits}
     chosen = select_conflicts(
-        scan_conflicts(passages, settings),
-        terms=plan.terms,
-        direct_documents={h.document_id for h in retrieval.hits},
-        limit=settings.max_conflicts,
+        scan.conflicts, terms=plan.terms, direct_documents=direct, limit=settings.max_conflicts
     )
-    return [
+    fragments = [
         _conflict_fragment(conflict, rank, knowledge_points.get(conflict.sides[0].document_id),
                            settings.quote_chars)
         for rank, conflict in enumerate(chosen)
     ]  # fmt: skip
+    qualified = select_conflicts(
+        scan.qualified, terms=plan.terms, direct_documents=direct,
+        limit=settings.max_qualified_subjects,
+    )  # fmt: skip
+    best = max((h.score for h in retrieval.hits), default=0.0)
+    sentences = {(f.document_id, f.sentence_start, f.paragraph_id): f
+                 for q in qualified for f in q.sides}  # fmt: skip
+    fragments += [
+        _fact_fragment(fact, knowledge_points.get(fact.document_id), best)
+        for fact in sentences.values()
+    ]
+    return fragments
+
+
+def _fact_fragment(fact: Fact, kp: str | None, priority: float) -> Fragment:
+    """A condition-qualified fact's own sentence, found by the full-document scan; it ranks with
+    the best span so the qualifier is never cut away from its value."""
+    start = fact.start_offset
+    end = start + len(fact.sentence)
+    return Fragment(
+        id=fragment_id("direct_support", fact.document_id, start, end),
+        role="direct_support",
+        document_id=fact.document_id,
+        path=fact.path,
+        heading_path=(),
+        start_offset=start,
+        end_offset=end,
+        start_line=fact.line,
+        end_line=fact.line + fact.sentence.count("\n"),
+        text=fact.sentence,
+        citation_ids=(citation_id(fact.paragraph_id, fact.sentence_start, fact.sentence_end),),
+        knowledge_point_id=kp,
+        source_boundary="full_document",
+        priority=priority,
+    )
 
 
 def _conflict_fragment(conflict: Conflict, rank: int, kp: str | None, quote_chars: int) -> Fragment:

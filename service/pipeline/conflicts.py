@@ -13,7 +13,11 @@ surroundings must agree on at least `aligned_min_shared_tokens` words, including
 statement passes; a shared template about another entity ("the population was …") stops at the
 entity's own figures.
 
-`select_conflicts` keeps the conflicts relevant to the question: a side in a document the
+Facts on one subject whose values differ only across condition scopes are reported as
+QualifiedFacts instead: evidence to keep with its qualifier (the current value answers, the
+historical, planned or other-environment one stays as scoped provenance), never a conflict.
+
+`select_conflicts` keeps the findings relevant to the question: a side in a document the
 retrieval matched directly (its knowledge point is what the question is about), or a subject
 that shares a word with the question. Conflicts found only among graph-neighbour documents about
 other subjects are left out, so neighbours cannot degrade an answer about something else.
@@ -22,6 +26,7 @@ other subjects are left out, so neighbours cannot degrade an answer about someth
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from typing import Protocol, TypeVar
 
 import msgspec
 
@@ -38,7 +43,9 @@ from service.pipeline.facts import (
 
 __all__ = [
     "Conflict",
+    "ConflictScan",
     "ConflictSettings",
+    "QualifiedFacts",
     "conflict_text",
     "detect_conflicts",
     "scan_conflicts",
@@ -49,6 +56,7 @@ __all__ = [
 class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
     facts: FactSettings = FactSettings()
     max_conflicts: int = 3  # conflict fragments per question
+    max_qualified_subjects: int = 2  # subjects whose condition-scoped facts become evidence
     max_values_per_conflict: int = 4  # distinct values named in one conflict
     quote_chars: int = 160  # longest quote of a source sentence in a conflict's text
     aligned_min_shared_tokens: int = 10  # words two aligned statements share around the value
@@ -68,11 +76,29 @@ class Conflict(msgspec.Struct, frozen=True, kw_only=True):
         return tuple(side.value for side in self.sides)
 
 
+class QualifiedFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """One subject's differing values that qualifiers keep apart (no conflict)."""
+
+    kind: FactKind
+    subject: str
+    key: str
+    sides: tuple[Fact, ...]  # one fact per (scope, value), in reading order
+
+
+class ConflictScan(msgspec.Struct, frozen=True, kw_only=True):
+    conflicts: tuple[Conflict, ...]
+    qualified: tuple[QualifiedFacts, ...]
+
+
 def scan_conflicts(
     passages: Iterable[Passage], settings: ConflictSettings | None = None
-) -> list[Conflict]:
+) -> ConflictScan:
     settings = settings or ConflictSettings()
-    return detect_conflicts(extract_facts(passages, settings.facts), settings)
+    facts = extract_facts(passages, settings.facts)
+    return ConflictScan(
+        conflicts=tuple(detect_conflicts(facts, settings)),
+        qualified=tuple(qualified_facts(facts)),
+    )
 
 
 def detect_conflicts(
@@ -96,6 +122,28 @@ def detect_conflicts(
             )
     conflicts.sort(key=lambda c: c.sides[0].order)
     return conflicts
+
+
+def qualified_facts(facts: Sequence[Fact]) -> list[QualifiedFacts]:
+    """Attribute subjects stated with different values under different condition scopes."""
+    groups: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.kind != "aligned":
+            groups.setdefault(fact.key, []).append(fact)
+    found: list[QualifiedFacts] = []
+    for key, group in groups.items():
+        if len({f.scope for f in group}) < 2 or len({f.norm for f in group}) < 2:
+            continue
+        sides: dict[tuple[Scope, str], Fact] = {}
+        for fact in group:
+            sides.setdefault((fact.scope, fact.norm), fact)
+        first = group[0]
+        found.append(
+            QualifiedFacts(kind=first.kind, subject=first.subject, key=key,
+                           sides=tuple(sides.values()))
+        )  # fmt: skip
+    found.sort(key=lambda q: q.sides[0].order)
+    return found
 
 
 def _distinct(facts: Iterable[Fact]) -> tuple[Fact, ...]:
@@ -147,21 +195,34 @@ def _shared_context(a: Fact, b: Fact) -> tuple[int, int]:
     return len(shared), sum(1 for token in shared if is_anchor_token(token))
 
 
+class _Finding(Protocol):
+    @property
+    def kind(self) -> FactKind: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def sides(self) -> tuple[Fact, ...]: ...
+
+
+FindingT = TypeVar("FindingT", bound=_Finding)
+
+
 def select_conflicts(
-    conflicts: Sequence[Conflict],
+    findings: Sequence[FindingT],
     *,
     terms: Collection[str],
     direct_documents: Collection[str],
     limit: int,
-) -> list[Conflict]:
-    """The conflicts worth showing for a question, most relevant first, at most `limit`."""
+) -> list[FindingT]:
+    """The conflicts (or qualified facts) worth showing for a question, most relevant first,
+    at most `limit`."""
     wanted = [t.lower() for t in terms]
-    ranked: list[tuple[int, int, int, Conflict]] = []
-    for conflict in conflicts:
-        overlap = _overlap(conflict.subject, wanted) if conflict.kind != "aligned" else 0
-        direct = any(side.document_id in direct_documents for side in conflict.sides)
+    ranked: list[tuple[int, int, int, FindingT]] = []
+    for finding in findings:
+        overlap = _overlap(finding.subject, wanted) if finding.kind != "aligned" else 0
+        direct = any(side.document_id in direct_documents for side in finding.sides)
         if overlap or direct:
-            ranked.append((-overlap, 0 if direct else 1, conflict.sides[0].order, conflict))
+            ranked.append((-overlap, 0 if direct else 1, finding.sides[0].order, finding))
     ranked.sort(key=lambda row: row[:3])
     return [row[3] for row in ranked[:limit]]
 

@@ -147,8 +147,8 @@ _PLATFORM_NOUN = r"(?:platform|devices?|clients?|apps?|application|builds?|targe
 # "Windows" only capitalised ("time windows" is not a platform); web/desktop/mobile only with a
 # platform noun or "on the web"-style phrasing.
 _PLATFORM = re.compile(
-    rf"\b(?:on|for|under)\s+(?:the\s+)?(?P<a>Windows|macOS|Mac\s?OS|OS X|Linux|Android|iOS)\b"
-    rf"|\b(?:on|for)\s+(?:the\s+)?(?P<c>[Ww]eb|[Dd]esktop|[Mm]obile)\b"
+    rf"\b(?i:on|for|under)\s+(?i:the\s+)?(?P<a>Windows|macOS|Mac\s?OS|OS X|Linux|Android|iOS)\b"
+    rf"|\b(?i:on|for)\s+(?i:the\s+)?(?P<c>[Ww]eb|[Dd]esktop|[Mm]obile)\b"
     rf"|\b(?P<b>{_PLATFORM_WORD})\s+{_PLATFORM_NOUN}\b"
 )
 # "version 2.0" / "v2" as a condition; never a path segment (/api/v1/hooks) or a dotted name.

@@ -1,0 +1,257 @@
+"""Conflict detection over complete documents: where contradictions sit, qualifier scopes, the
+aligned-statement rule for open prose, relevance selection and the conflict's own sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.pipeline.conflicts import (
+    ConflictSettings,
+    conflict_text,
+    scan_conflicts,
+    select_conflicts,
+)
+from service.pipeline.facts import Passage
+
+FILLER = "Editorial notes follow the house style and carry no figures at all."
+
+
+def document(path: str, *paragraphs: str, kind: str = "paragraph") -> list[Passage]:
+    passages = []
+    offset = 0
+    for index, text in enumerate(paragraphs):
+        passages.append(
+            Passage(
+                document_id=f"d:{path}", path=path, paragraph_id=f"{path}#{index}", text=text,
+                start_offset=offset, start_line=1 + 2 * index, kind=kind,
+            )
+        )  # fmt: skip
+        offset += len(text) + 2
+    return passages
+
+
+def values(passages: list[Passage]) -> list[tuple[str, ...]]:
+    return [c.values for c in scan_conflicts(passages).conflicts]
+
+
+def test_adjacent_sentences_conflict() -> None:
+    text = "The calibration tolerance is ±0.10 mm. The calibration tolerance is ±0.50 mm."
+    passages = document("a.md", text)
+    assert values(passages) == [("±0.10 mm", "±0.50 mm")]
+
+
+def test_same_section_non_adjacent_conflict() -> None:
+    passages = document(
+        "a.md", "The release date is 2026-07-01.", FILLER, FILLER, FILLER,
+        "The release date is 2026-08-15.",
+    )  # fmt: skip
+    assert values(passages) == [("2026-07-01", "2026-08-15")]
+
+
+def test_remote_appendix_conflict_across_documents() -> None:
+    nominal = document("nominal.md", "Opening words.", *[FILLER] * 12, "The retry limit is 3.")
+    field = document("field.md", "Opening words.", *[FILLER] * 12, "The retry limit is 5.")
+    [conflict] = scan_conflicts(nominal + field).conflicts
+    assert conflict.values == ("3", "5")
+    assert [side.path for side in conflict.sides] == ["nominal.md", "field.md"]
+    assert conflict.sides[1].line == 1 + 2 * 13
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The audit trail status is enabled.", "The audit trail status is disabled."),
+        ("The control module location is Rack A.", "The control module location is Rack B."),
+        ("The retry attempts are 3.", "The retry attempts are 5."),
+        ("The deployment owner is Release Ops.", "The deployment owner is Rollback Team."),
+        ("The webhook endpoint is /api/v1/hooks.", "The webhook endpoint is /api/v2/hooks."),
+        ("The storage dependency is SQLite.", "The storage dependency is PostgreSQL."),
+        ("The payload format is JSON.", "The payload format is YAML."),
+        ("The transport protocol is HTTP/1.1.", "The transport protocol is WebSocket."),
+        ("The runtime version is 1.2.0.", "The runtime version is 2.0.0."),
+        ("The service port is 443.", "The service port is 8443."),
+        ("The response status code is 200.", "The response status code is 503."),
+    ],
+)
+def test_every_fact_class_conflicts_when_unqualified(first: str, second: str) -> None:
+    assert len(values(document("a.md", first) + document("b.md", second))) == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The calibration tolerance is ±0.10 mm.", "The calibration tolerance is +/-0.1 mm."),
+        ("The release date is July 1, 2026.", "The release date is 2026-07-01."),
+        ("The reference ring diameter is 40.000 mm.", "The reference ring diameter is 40.000 mm."),
+        ("The maintenance mode is on.", "The maintenance mode is enabled."),
+    ],
+)
+def test_equal_values_written_differently_do_not_conflict(first: str, second: str) -> None:
+    assert values(document("a.md", first, second)) == []
+
+
+def test_different_subjects_do_not_conflict() -> None:
+    passages = document(
+        "a.md", "The retry limit is 3. The batch size is 200. The queue capacity is 10000.",
+        "The metrics port is 9090. The service port is 443.",
+    )  # fmt: skip
+    assert values(passages) == []
+
+
+# first fact || second fact
+QUALIFIED = """
+The current release date is 2026-07-01. || Previously, the release date was 2026-05-20.
+The current release date is 2026-07-01. || The planned release date is 2026-08-15.
+The audit trail status is currently enabled. || Historically, the audit trail status was disabled.
+In the staging environment, the retry limit is 3. || In the production environment, the retry limit is 5.
+In version 1.0, the deployment owner is Release Ops. || In version 2.0, the deployment owner is Rollback Team.
+On the Windows platform, the payload format is JSON. || On the Android platform, the payload format is MessagePack.
+In staging, the webhook endpoint is https://staging.example.net/api/hooks. || In production, the webhook endpoint is https://example.com/api/hooks.
+In version 1.0, the webhook endpoint is /api/release-one/hooks. || In version 2.0, the webhook endpoint is /api/release-two/hooks.
+"""  # noqa: E501
+SAME_SCOPE = """
+In the staging environment, the retry limit is 3. || In the staging environment, the retry limit is 5.
+In version 2.0, the storage dependency is SQLite. || In version 2.0, the storage dependency is PostgreSQL.
+On the Android platform, the service port is 443. || On Android, the service port is 8443.
+The historical retry limit was 5. || Historically, the retry limit was 7.
+"""  # noqa: E501
+
+
+def pairs(table: str) -> list[tuple[str, str]]:
+    return [tuple(line.split(" || ")) for line in table.strip().splitlines()]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("first", "second"), pairs(QUALIFIED))
+def test_qualified_facts_are_separate_scopes(first: str, second: str) -> None:
+    # in one document and across two documents alike
+    assert values(document("a.md", first, second)) == []
+    scan = scan_conflicts(document("a.md", first) + document("b.md", second))
+    assert scan.conflicts == ()
+    [qualified] = scan.qualified
+    assert len(qualified.sides) == 2
+
+
+@pytest.mark.parametrize(("first", "second"), pairs(SAME_SCOPE))
+def test_same_scope_contradictions_still_conflict(first: str, second: str) -> None:
+    [conflict] = scan_conflicts(document("a.md", first, second)).conflicts
+    assert conflict.scope != ()
+
+
+def test_current_and_unqualified_are_one_scope() -> None:
+    passages = document("a.md", "The current retry limit is 3.", "The retry limit is 5.")
+    assert values(passages) == [("3", "5")]
+
+
+def test_route_version_segments_are_values_not_scopes() -> None:
+    passages = document(
+        "a.md", "The webhook endpoint is /api/v1/hooks.", "The webhook endpoint is /api/v2/hooks."
+    )
+    [conflict] = scan_conflicts(passages).conflicts
+    assert conflict.scope == ()
+
+
+# --- aligned statements (open prose) ----------------------------------------------------------
+
+CATHEDRAL = (
+    "The cathedral is the seat of the Bishop of the Diocese of Kalamazoo. The parish was founded "
+    "in {year}, the present cathedral was built in 1951 and consecrated by Bishop Francis Haas."
+)
+CENSUS = (
+    "As of the census of 2000, there were {people} people, {households} households, and "
+    "{families} families residing in the township."
+)
+
+
+def test_an_edited_copy_of_a_statement_conflicts() -> None:
+    passages = document("a.md", CATHEDRAL.format(year=1856)) + document(
+        "b.md", CATHEDRAL.format(year=1900)
+    )
+    [conflict] = scan_conflicts(passages).conflicts
+    assert conflict.kind == "aligned"
+    assert conflict.values == ("1856", "1900")
+
+
+def test_a_shared_template_about_other_entities_does_not_conflict() -> None:
+    one = CENSUS.format(people="909", households="335", families="268")
+    other = CENSUS.format(people="1,636", households="610", families="477")
+    assert values(document("a.md", one) + document("b.md", other)) == []
+
+
+def test_an_edited_census_figure_conflicts() -> None:
+    one = CENSUS.format(people="909", households="335", families="268")
+    edited = CENSUS.format(people="1,500", households="335", families="268")
+    assert values(document("a.md", one) + document("b.md", edited)) == [("909", "1,500")]
+
+
+def test_citation_markup_does_not_break_alignment() -> None:
+    one = CENSUS.format(people="909", households="335", families="268")
+    one = one.replace("2000,", "2000 [1],")
+    edited = CENSUS.format(people="1,500", households="335", families="268")
+    assert values(document("a.md", one) + document("b.md", edited)) == [("909", "1,500")]
+
+
+def test_aligned_values_that_are_conditions_do_not_conflict() -> None:
+    text = "The value on this page applies only on the {} platform. Readers check the other page."
+    passages = document("a.md", text.format("Android")) + document("b.md", text.format("Windows"))
+    assert values(passages) == []
+
+
+def test_short_shared_context_is_not_enough() -> None:
+    passages = document("a.md", "Tickets cost 12 dollars.")
+    passages += document("b.md", "Tickets cost 15 dollars.")
+    assert values(passages) == []
+
+
+def test_code_is_not_scanned() -> None:
+    passages = document("a.md", "The retry limit is 3.\nThe retry limit is 5.", kind="code")
+    assert values(passages) == []
+
+
+# --- selection and text -----------------------------------------------------------------------
+
+
+def test_selection_keeps_direct_documents_or_subjects_named_by_the_question() -> None:
+    passages = document("a.md", "The retry limit is 3.", "The retry limit is 5.") + document(
+        "n.md", "The service port is 443.", "The service port is 8443."
+    )
+    conflicts = scan_conflicts(passages).conflicts
+    direct_only = select_conflicts(
+        conflicts, terms=["gauge"], direct_documents={"d:a.md"}, limit=3
+    )
+    assert [c.subject for c in direct_only] == ["retry limit"]
+    named = select_conflicts(conflicts, terms=["port"], direct_documents=set(), limit=3)
+    assert [c.subject for c in named] == ["service port"]
+    assert select_conflicts(conflicts, terms=["gauge"], direct_documents=set(), limit=3) == []
+    ranked = select_conflicts(conflicts, terms=["port"], direct_documents={"d:a.md"}, limit=1)
+    assert [c.subject for c in ranked] == ["service port"]  # naming the subject ranks first
+
+
+def test_conflict_text_states_every_value_with_its_source() -> None:
+    passages = document("bench.md", "Intro.", "The calibration tolerance is ±0.10 mm.") + document(
+        "field.md", "The calibration tolerance is ±0.25 mm."
+    )
+    [conflict] = scan_conflicts(passages).conflicts
+    text = conflict_text(conflict)
+    assert text == (
+        "The sources disagree on the calibration tolerance: bench.md (line 3) gives ±0.10 mm "
+        '("The calibration tolerance is ±0.10 mm."), while field.md (line 1) gives ±0.25 mm '
+        '("The calibration tolerance is ±0.25 mm.").'
+    )
+
+
+def test_long_sentences_are_quoted_around_the_value() -> None:
+    prefix = "word " * 60
+    passages = document("a.md", prefix + CATHEDRAL.format(year=1856)) + document(
+        "b.md", prefix + CATHEDRAL.format(year=1900)
+    )
+    [conflict] = scan_conflicts(passages).conflicts
+    text = conflict_text(conflict, quote_chars=80)
+    assert "1856" in text and "1900" in text
+    assert "…" in text and "word word word word word word word word word word word" not in text
+
+
+def test_values_per_conflict_are_capped() -> None:
+    sentences = [f"The retry limit is {n}." for n in (1, 2, 3, 4, 5, 6)]
+    settings = ConflictSettings(max_values_per_conflict=3)
+    [conflict] = scan_conflicts(document("a.md", *sentences), settings).conflicts
+    assert conflict.values == ("1", "2", "3")
