@@ -127,6 +127,7 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_concurrent_answers: int = 4  # answers computed at once; more requests wait their turn
     neo4j_retry_s: float = 3.0  # how long a transaction is retried before the request gets 503
     shutdown_grace_s: float = 10.0  # running requests may finish within this on SIGTERM
+    schema_wait_s: float = 60.0  # start-up (or /ready after an outage) waits for ONLINE indexes
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -237,6 +238,7 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         max_concurrent_answers=_int(env, "KGS_API_MAX_CONCURRENT_ANSWERS", 4),
         neo4j_retry_s=_float(env, "KGS_API_NEO4J_RETRY_S", 3.0),
         shutdown_grace_s=_float(env, "KGS_API_SHUTDOWN_GRACE_S", 10.0),
+        schema_wait_s=_float(env, "KGS_API_SCHEMA_WAIT_S", 60.0),
     )
 
 

@@ -1,29 +1,75 @@
-"""Litestar application factory."""
+"""Litestar application factory: routes, dependencies, guards, errors, metrics, OpenAPI."""
 
 from __future__ import annotations
 
-from litestar import Litestar
+from litestar import Litestar, Router
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsPlugin
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.problem_details import ProblemDetailsPlugin
 
+from service.api.auth import (
+    API_KEY_HEADER,
+    KEYRING_STATE,
+    Keyring,
+    authenticate,
+    provide_grant,
+)
+from service.api.documents import DocumentController
+from service.api.errors import problem_config, unexpected_error_handler
 from service.api.health import health, ready
+from service.api.knowledge_points import KnowledgePointController
+from service.api.logs import RequestContextMiddleware
+from service.api.metrics import MetricsController, prometheus_config
+from service.api.queries import QueryController
 from service.api.state import AppResources, lifespan
+from service.api.streaming import StreamController
+from service.api.traces import TraceController
 from service.settings import Settings
 
 __all__ = ["create_app"]
 
+API_VERSION = "0.1.0"
+
 
 def create_app(settings: Settings | None = None, resources: AppResources | None = None) -> Litestar:
-    resources = resources or AppResources(settings or Settings.from_env())
+    settings = settings or (resources.settings if resources else Settings.from_env())
+    resources = resources or AppResources(settings)
+    v1 = Router(
+        path="/v1",
+        route_handlers=[
+            QueryController, StreamController, DocumentController, KnowledgePointController,
+            TraceController,
+        ],
+        guards=[authenticate],
+        dependencies={"grant": Provide(provide_grant, sync_to_thread=False)},
+        security=[{"apiKey": []}],
+    )  # fmt: skip
     return Litestar(
-        route_handlers=[health, ready],
+        route_handlers=[health, ready, MetricsController, v1],
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },
+        state=State({KEYRING_STATE: Keyring(settings.api)}),
         lifespan=[lifespan(resources)],
-        plugins=[ProblemDetailsPlugin(ProblemDetailsConfig(enable_for_all_http_exceptions=True))],
+        middleware=[prometheus_config().middleware, RequestContextMiddleware()],
+        plugins=[ProblemDetailsPlugin(problem_config())],
+        exception_handlers={Exception: unexpected_error_handler},
+        request_max_body_size=settings.api.max_upload_bytes,
         openapi_config=OpenAPIConfig(
-            title="kgs: Knowledge Graph Service", version="0.1.0", path="/schema"
+            title="kgs: Knowledge Graph Service",
+            version=API_VERSION,
+            path="/schema",
+            render_plugins=[SwaggerRenderPlugin()],
+            components=Components(
+                security_schemes={
+                    "apiKey": SecurityScheme(
+                        type="apiKey", name=API_KEY_HEADER, security_scheme_in="header",
+                        description="an API key configured in KGS_API_KEYS",
+                    )
+                }
+            ),
         ),
     )

@@ -1,39 +1,161 @@
-"""Resources that live for the app's lifetime, handed to handlers as dependencies."""
+"""Resources that live as long as the app: one Neo4j driver (bounded pool, bounded retries), the
+embedding model, recent traces, the limit on concurrent answers. The lifespan opens and closes
+them; handlers receive them as the `resources` dependency."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
+import anyio
 from litestar import Litestar
+from neo4j import GraphDatabase
+from neo4j.exceptions import DriverError, Neo4jError
 
-from service.db import Graph, open_graph
+from ingest.embeddings import Embedder, EmbeddingError, SentenceTransformerEmbedder
+from service.api.context import TracedGraph, current_trace_id
+from service.api.trace_store import TraceStore
+from service.db.cypher_registry import CypherRegistry
+from service.db.graph import CypherCall, Graph
+from service.db.schema import SchemaError, apply_schema
+from service.db.selection import connect
 from service.settings import Settings
 
-__all__ = ["AppResources", "lifespan"]
+__all__ = ["AppResources", "SerialEmbedder", "lifespan"]
+
+log = logging.getLogger("kgs.api")
+
+class SerialEmbedder:
+    """One embedding call at a time: the model already spreads one call over its own threads, so
+    concurrent calls would only oversubscribe the cores."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self.dimensions = inner.dimensions
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        with self._lock:
+            return self._inner.embed(texts)
 
 
 class AppResources:
-    """The Neo4j Graph; opened at start-up, closed at shutdown."""
+    """`graph` / `embedder` given: borrowed (tests); otherwise opened here and closed at exit."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        graph: Graph | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.settings = settings
-        self.graph: Graph | None = None
+        self.graph = graph
+        self._owns_graph = graph is None
+        self.embedder: SerialEmbedder | None = SerialEmbedder(embedder) if embedder else None
+        self._owns_embedder = embedder is None
+        self.model_state = "loaded" if embedder else "not loaded"
+        self.schema_applied = graph is not None
+        self.traces = TraceStore(
+            settings.api.trace_retention_count, settings.api.trace_retention_s
+        )
+        self.answer_limiter: anyio.CapacityLimiter | None = None
         self._close: Callable[[], None] | None = None
+        self._scope_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
 
     def open(self) -> None:
-        self.graph, _, self._close = open_graph(self.settings)
+        if self._owns_graph:
+            self._open_graph()
+        self.ensure_schema()
+        if self._owns_embedder:
+            self._load_embedder()
 
     def close(self) -> None:
         if self._close is not None:
             self._close()
-        self.graph = None
+            self._close = None
+            self.graph = None
+
+    def request_graph(self, on_call: Callable[[CypherCall], None] | None = None) -> TracedGraph:
+        """The graph for this request: trace id in every transaction's metadata."""
+        if self.graph is None:
+            raise DriverErrorNotOpen("Neo4j connection is not open")
+        return TracedGraph(self.graph, current_trace_id(), on_call)
+
+    def ensure_schema(self) -> bool:
+        """Apply the schema once Neo4j answers (start-up, or the first /ready after an outage)."""
+        if self.schema_applied or self.graph is None:
+            return self.schema_applied
+        try:
+            apply_schema(self.graph, timeout_s=self.settings.api.schema_wait_s)
+        except (DriverError, Neo4jError, SchemaError) as error:
+            log.warning("schema not applied yet (Neo4j: %s); retried by /ready", error)
+            return False
+        self.schema_applied = True
+        return True
+
+    def scope_lock(self, scope: str) -> threading.Lock:
+        """Writes to one scope run one at a time (the scope's knowledge point index and degree
+        refresh see a whole document, never half of a concurrent one)."""
+        with self._locks_guard:
+            return self._scope_locks.setdefault(scope, threading.Lock())
+
+    def _open_graph(self) -> None:
+        # Provisioning errors (no Docker, local server cannot start) stop the start-up; an
+        # unreachable server does not: the driver connects on first use and after every outage.
+        connection, release = connect(self.settings)
+        n, api = self.settings.neo4j, self.settings.api
+        driver = GraphDatabase.driver(
+            connection.uri,
+            auth=(connection.user, connection.password),
+            connection_timeout=n.connection_timeout_s,
+            connection_acquisition_timeout=n.connection_timeout_s,
+            max_connection_pool_size=n.max_pool_size,
+            max_transaction_retry_time=api.neo4j_retry_s,
+            notifications_min_severity="OFF",
+        )
+        self.graph = Graph(
+            driver, CypherRegistry.load(self.settings.cypher_dir),
+            database=connection.database, query_timeout_s=n.query_timeout_s,
+        )  # fmt: skip
+
+        def close() -> None:
+            driver.close()
+            release()
+
+        self._close = close
+
+    def _load_embedder(self) -> None:
+        if not self.settings.embedding.enabled:
+            self.model_state = "disabled"
+            return
+        model = SentenceTransformerEmbedder(self.settings.embedding)
+        try:
+            model.embed(["warm-up"])  # loads the weights now, not on the first question
+        except EmbeddingError as error:
+            # Questions still get lexical retrieval; /ready reports the model as failed.
+            self.model_state = f"failed: {error}"
+            log.error("embedding model not loaded: %s", error)
+            return
+        self.embedder = SerialEmbedder(model)
+        self.model_state = "loaded"
+
+
+class DriverErrorNotOpen(DriverError):
+    """No driver at all (start-up could not provision Neo4j): answered 503 like an outage."""
 
 
 def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def _lifespan(app: Litestar) -> AsyncIterator[None]:
-        resources.open()
+        resources.answer_limiter = anyio.CapacityLimiter(
+            resources.settings.api.max_concurrent_answers
+        )
+        await anyio.to_thread.run_sync(resources.open)
         try:
             yield
         finally:

@@ -1,0 +1,155 @@
+"""Every error as RFC 9457 problem details (application/problem+json), mapped in one place.
+
+    HTTPException (Litestar: validation 400, 401, 403, 404, 405, 413, 415) -> its own status
+    QuestionError, InvalidScope (unusable input found deeper down)       -> 400
+    neo4j DriverError, transient Neo4jError (database unreachable)       -> 503, Retry-After
+    Neo4jError "transaction timed out"                                   -> 504
+    EmbeddingError (the query embedding model failed)                    -> 503
+    anything else (a bug)                                       -> 500, traceback in the log
+
+Problem bodies carry the request's traceId, so a client can quote it and the logs show the cause.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException
+from neo4j.exceptions import DriverError, Neo4jError
+
+from ingest.embeddings import EmbeddingError
+from ingest.pipeline import InvalidScope
+from service.api.context import current_trace_id
+from service.api.metrics import count_neo4j_error
+from service.pipeline.runner import QuestionError
+
+__all__ = [
+    "PROBLEM_MEDIA_TYPE",
+    "Problem",
+    "bad_request",
+    "not_found",
+    "problem_config",
+    "problem_for",
+    "problem_responses",
+    "unexpected_error_handler",
+]
+
+log = logging.getLogger("kgs.api")
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+NEO4J_RETRY_AFTER_S = 5  # what a 503 suggests to the client
+
+
+class Problem(msgspec.Struct, kw_only=True):
+    """RFC 9457 problem details (members beyond these are allowed, e.g. errors, indexes)."""
+
+    status: int
+    title: str
+    detail: str | None = None
+    traceId: str | None = None  # the JSON member name itself
+
+
+def problem(
+    status: int, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+) -> ProblemDetailsException:
+    return ProblemDetailsException(
+        status_code=status,
+        title=HTTPStatus(status).phrase,
+        detail=detail,
+        headers=headers,
+        extra={"traceId": current_trace_id(), **extra},
+    )
+
+
+def not_found(what: str) -> ProblemDetailsException:
+    return problem(404, f"{what} not found")
+
+
+def bad_request(detail: str, **extra: Any) -> ProblemDetailsException:
+    return problem(400, detail, **extra)
+
+
+def _from_http(error: HTTPException) -> ProblemDetailsException:
+    extra: dict[str, Any] = {}
+    if isinstance(error.extra, Mapping):
+        extra.update(error.extra)
+    elif error.extra:
+        extra["errors"] = error.extra
+    return problem(error.status_code, str(error.detail), headers=error.headers, **extra)
+
+
+def _from_neo4j(error: Exception) -> ProblemDetailsException:
+    code = getattr(error, "code", None) or ""
+    if "TransactionTimedOut" in code:
+        count_neo4j_error("timeout")
+        return problem(504, "a Neo4j query ran past its timeout; try again or narrow the request")
+    if isinstance(error, DriverError) or (
+        isinstance(error, Neo4jError) and error.is_retryable()
+    ):
+        count_neo4j_error("unavailable")
+        return problem(
+            503, "Neo4j is unavailable; the service reconnects by itself when it returns",
+            headers={"Retry-After": str(NEO4J_RETRY_AFTER_S)},
+        )  # fmt: skip
+    count_neo4j_error("error")
+    log.error("Neo4j error: %s", error, exc_info=error)
+    return problem(500, "the database reported an error (see the service log by traceId)")
+
+
+def _from_embedding(error: EmbeddingError) -> ProblemDetailsException:
+    return problem(503, f"the embedding model is unavailable: {error}")
+
+
+def _from_input(error: Exception) -> ProblemDetailsException:
+    return problem(400, str(error))
+
+
+_MAPPING: dict[type[Exception], Callable[[Any], ProblemDetailsException]] = {
+    HTTPException: _from_http,
+    DriverError: _from_neo4j,
+    Neo4jError: _from_neo4j,
+    EmbeddingError: _from_embedding,
+    QuestionError: _from_input,
+    InvalidScope: _from_input,
+}
+
+
+def problem_config() -> ProblemDetailsConfig:
+    return ProblemDetailsConfig(exception_to_problem_detail_map=_MAPPING)
+
+
+def problem_for(error: Exception) -> ProblemDetailsException:
+    """The problem an error becomes (for errors met after a stream has started)."""
+    if isinstance(error, ProblemDetailsException):
+        return error
+    for kind in type(error).__mro__:
+        if kind in _MAPPING:
+            return _MAPPING[kind](error)
+    log.error("unhandled error", exc_info=error)
+    return problem(500, "unexpected error (see the service log by traceId)")
+
+
+def unexpected_error_handler(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    """The last resort: a bug. The client gets a problem with the trace id, the log the cause."""
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=error)
+    return problem(500, "unexpected error (see the service log by traceId)").to_response(request)
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problem answers a route can give."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            description=HTTPStatus(status).phrase,
+            media_type=PROBLEM_MEDIA_TYPE,
+            generate_examples=False,
+        )
+        for status in statuses
+    }

@@ -1,0 +1,65 @@
+"""Prometheus metrics at /metrics: requests and latencies per route (Litestar's Prometheus
+middleware, grouped by route template), plus what the service itself counts: time per pipeline
+stage, answers by status (abstentions included), degraded answers and Neo4j errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from prometheus_client import Counter, Histogram
+
+__all__ = [
+    "MetricsController",
+    "count_neo4j_error",
+    "prometheus_config",
+    "record_answer",
+]
+
+_STAGE_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+# Module-level: prometheus_client keeps one registry per process; every app instance shares it.
+PIPELINE_STAGE_SECONDS = Histogram(
+    "kgs_pipeline_stage_seconds", "Time spent in each answer pipeline stage", ["stage"],
+    buckets=_STAGE_BUCKETS_S,
+)  # fmt: skip
+ANSWERS = Counter("kgs_answers_total", "Answers by status", ["status"])
+ABSTENTIONS = Counter("kgs_abstentions_total", "Answers declined for lack of evidence")
+DEGRADED = Counter(
+    "kgs_degraded_answers_total", "Answers with a degradation state other than none",
+    ["degradation"],
+)  # fmt: skip
+NEO4J_ERRORS = Counter("kgs_neo4j_errors_total", "Requests that failed on Neo4j", ["kind"])
+
+
+def prometheus_config() -> PrometheusConfig:
+    return PrometheusConfig(
+        app_name="kgs", prefix="kgs", group_path=True, exclude=["^/metrics", "^/schema"]
+    )
+
+
+class MetricsController(PrometheusController):
+    """Prometheus text exposition."""
+
+    path = "/metrics"
+    tags = ["operations"]  # noqa: RUF012 - a Litestar controller attribute
+
+
+def record_answer(response: Mapping[str, Any]) -> None:
+    status = str(response.get("status", "unknown"))
+    ANSWERS.labels(status=status).inc()
+    if status == "abstained":
+        ABSTENTIONS.inc()
+    trace = response.get("trace") or {}
+    review = trace.get("ragSufficiencyReview") or {}
+    degradation = review.get("degradation")
+    if degradation and degradation != "none":
+        DEGRADED.labels(degradation=str(degradation)).inc()
+    for stage, elapsed_ms in (trace.get("timingsMs") or {}).items():
+        if isinstance(elapsed_ms, int | float):
+            PIPELINE_STAGE_SECONDS.labels(stage=str(stage)).observe(elapsed_ms / 1000)
+
+
+def count_neo4j_error(kind: str) -> None:
+    NEO4J_ERRORS.labels(kind=kind).inc()

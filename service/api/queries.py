@@ -1,0 +1,128 @@
+"""POST /v1/query: one question, the answer response of DESIGN.md (trace omittable)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, Any, Literal
+
+import anyio
+import msgspec
+from litestar import Controller, post
+from litestar.params import Parameter
+
+from service.api.auth import Grant
+from service.api.errors import bad_request, problem_responses
+from service.api.metrics import record_answer
+from service.api.scopes import SCOPE_PATTERN, readable_scope
+from service.api.state import AppResources
+from service.api.trace_store import StoredTrace
+from service.db.graph import CypherCall
+from service.pipeline.runner import answer_question
+
+__all__ = [
+    "Citation",
+    "QueryController",
+    "QueryRequest",
+    "QueryResponse",
+    "check_request",
+    "run_answer",
+    "to_response",
+]
+
+AnswerStatus = Literal["answered", "partial", "conflict", "stale", "abstained"]
+
+
+class QueryRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,
+                   rename="camel"):  # fmt: skip
+    query: Annotated[str, msgspec.Meta(min_length=1, description="the question")]
+    scope: Annotated[str, msgspec.Meta(pattern=SCOPE_PATTERN)] | None = None
+    depth: Literal["normal", "deep"] | None = None
+    top_k: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+class Citation(msgspec.Struct, kw_only=True, rename="camel"):
+    document_id: str
+    path: str  # relative to the knowledge base root
+    heading_path: list[str]
+    start_offset: int
+    end_offset: int
+    start_line: int
+    end_line: int
+    quote: str
+    citation_id: str | None = None
+
+
+class QueryResponse(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    answer: str  # the one public message
+    status: AnswerStatus
+    assistant_blocks: list[dict[str, Any]]
+    knowledge_points: list[dict[str, Any]]
+    citations: list[Citation]
+    structured_answer: dict[str, Any]  # directAnswer == answer
+    trace_id: str  # also the X-Trace-Id header; GET /v1/traces/{traceId} while retained
+    trace: dict[str, Any] | None = None
+
+
+def check_request(resources: AppResources, grant: Grant, request: QueryRequest) -> str:
+    """The scope to answer from, once the request is within the grant and the limits."""
+    limits = resources.settings.api
+    if not request.query.strip():
+        raise bad_request("query is empty")
+    if len(request.query) > limits.max_query_chars:
+        raise bad_request(f"query is longer than {limits.max_query_chars} characters")
+    if request.top_k is not None and request.top_k > limits.max_top_k:
+        raise bad_request(f"topK is larger than {limits.max_top_k}")
+    return readable_scope(grant, request.scope)
+
+
+async def run_answer(
+    resources: AppResources,
+    scope: str,
+    request: QueryRequest,
+    on_call: Callable[[CypherCall], None] | None = None,
+) -> dict[str, Any]:
+    """Answer in a worker thread (at most max_concurrent_answers at once), keep the trace."""
+    graph = resources.request_graph(on_call)
+    work = partial(
+        answer_question, graph, resources.embedder, request.query,
+        scope=scope, depth=request.depth, top_k=request.top_k,
+    )  # fmt: skip
+    response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
+    # One id per request: logs, transaction metadata, the header and the stored trace.
+    response["trace"]["traceId"] = graph.trace_id
+    record_answer(response)
+    resources.traces.put(
+        StoredTrace(
+            trace_id=graph.trace_id, scope=scope, query=request.query,
+            status=str(response["status"]), trace=response["trace"],
+            created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        )
+    )  # fmt: skip
+    return response
+
+
+def to_response(response: dict[str, Any], *, with_trace: bool) -> QueryResponse:
+    body = {**response, "traceId": response["trace"]["traceId"]}
+    if not with_trace:
+        body.pop("trace")
+    return msgspec.convert(body, QueryResponse)
+
+
+class QueryController(Controller):
+    path = "/query"
+    tags = ["query"]  # noqa: RUF012
+
+    @post(status_code=200, responses=problem_responses(401, 404, 503, 504))
+    async def query(
+        self,
+        resources: AppResources,
+        grant: Grant,
+        data: QueryRequest,
+        trace: Annotated[bool, Parameter(description="include the full trace")] = True,
+    ) -> QueryResponse:
+        """Answer one question from one scope (the key's only scope when none is given)."""
+        scope = check_request(resources, grant, data)
+        response = await run_answer(resources, scope, data)
+        return to_response(response, with_trace=trace)

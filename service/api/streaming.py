@@ -1,0 +1,92 @@
+"""POST /v1/query/stream: the same answer as server-sent events.
+
+    event: started    {"traceId", "scope"}
+    event: progress   {"stage", "statement", "rows", "elapsedMs"}   one per Cypher statement,
+                      as it finishes (stage: retrieval, graphContext, augmentation, ...)
+    event: answer     the answer response of POST /v1/query
+    event: error      a problem details object (an error after the stream has started)
+
+Requests that are invalid, unauthorised or outside the grant are refused before the stream
+starts, with the same problem responses as POST /v1/query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, post
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from service.api.auth import Grant
+from service.api.context import current_trace_id
+from service.api.errors import problem_for, problem_responses
+from service.api.queries import QueryRequest, check_request, run_answer, to_response
+from service.api.state import AppResources
+from service.db.graph import CypherCall
+
+__all__ = ["StreamController"]
+
+# Statement folders (cypher/<folder>/) and the pipeline stage they belong to.
+_STAGES = {"retrieval": "retrieval", "graph": "graphContext", "evidence": "augmentation"}
+
+
+def _event(event: str, data: Any) -> ServerSentEventMessage:
+    return ServerSentEventMessage(event=event, data=msgspec.json.encode(data).decode())
+
+
+def _progress(call: CypherCall) -> ServerSentEventMessage:
+    folder = call.statement.split("/", 1)[0]
+    return _event("progress", {"stage": _STAGES.get(folder, folder), "statement": call.statement,
+                               "rows": call.rows, "elapsedMs": call.elapsed_ms})  # fmt: skip
+
+
+class StreamController(Controller):
+    path = "/query/stream"
+    tags = ["query"]  # noqa: RUF012
+
+    @post(status_code=200, media_type="text/event-stream",
+          responses=problem_responses(401, 404, 503))  # fmt: skip
+    async def stream(
+        self,
+        resources: AppResources,
+        grant: Grant,
+        data: QueryRequest,
+        trace: Annotated[bool, Parameter(description="include the full trace")] = True,
+    ) -> ServerSentEvent:
+        """Stage progress while the question is answered, then the answer."""
+        scope = check_request(resources, grant, data)
+        return ServerSentEvent(_events(resources, scope, data, with_trace=trace))
+
+
+async def _events(
+    resources: AppResources, scope: str, request: QueryRequest, *, with_trace: bool
+) -> AsyncIterator[ServerSentEventMessage]:
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[ServerSentEventMessage | None] = asyncio.Queue()
+
+    def on_call(call: CypherCall) -> None:  # runs in the worker thread
+        loop.call_soon_threadsafe(queue.put_nowait, _progress(call))
+
+    yield _event("started", {"traceId": current_trace_id(), "scope": scope})
+    task = asyncio.ensure_future(run_answer(resources, scope, request, on_call))
+    # Progress callbacks were queued before the worker returned, so they arrive first.
+    task.add_done_callback(lambda _: queue.put_nowait(None))
+    try:
+        while (message := await queue.get()) is not None:
+            yield message
+        response = task.result()
+    except Exception as error:
+        failure = problem_for(error)
+        extra = failure.extra if isinstance(failure.extra, dict) else {}
+        body = {"status": failure.status_code, "title": failure.title, "detail": failure.detail}
+        yield _event("error", {**body, **extra})
+        return
+    finally:
+        if not task.done():
+            # A client that left: the answer still finishes; its outcome is not reported.
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    yield _event("answer", msgspec.to_builtins(to_response(response, with_trace=with_trace)))
