@@ -17,10 +17,11 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # Provision the database the way the code chooses it (NEO4J_URI, Docker, or the local server),
-# apply the schema, ingest the shipped knowledge base, serve the API on 127.0.0.1:8000.
+# apply the schema, ingest the shipped knowledge base, serve the API on 127.0.0.1:8000
+# (development mode: no API key needed; KGS_API_DEV_MODE=off make run to require keys).
 run: install
 	$(KGS) ingest knowledge_base --prune
-	$(KGS) serve --host 127.0.0.1 --port 8000
+	KGS_API_DEV_MODE=$${KGS_API_DEV_MODE:-on} $(KGS) serve --host 127.0.0.1 --port 8000
 
 # Same provisioning (the test session chooses and starts Neo4j like the service does), then
 # lint, type checks and every test against the real Neo4j.
@@ -35,6 +36,10 @@ lint: install
 
 typecheck: install
 	$(BIN)/mypy
+
+# Every benchmark script in bench/ with its own bounded defaults, then one table of figures.
+bench: install
+	$(BIN)/python bench/run_all.py
 
 neo4j-start: install
 	$(KGS) neo4j start

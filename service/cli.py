@@ -222,8 +222,15 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from service.api import create_app
+    from service.api.logs import configure_json_logging
 
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
+    uvicorn.run(
+        create_app(settings), host=args.host, port=args.port,
+        log_config=None,  # keep the JSON logs; the app logs each request with its trace id
+        access_log=False,
+        timeout_graceful_shutdown=int(settings.api.shutdown_grace_s),
+    )  # fmt: skip
     return 0
 
 
