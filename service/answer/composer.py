@@ -53,6 +53,7 @@ _CONSEQUENCE = re.compile(
     re.IGNORECASE,
 )
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
+_HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
 _CONTRAST = re.compile(
     r"\b(?:whereas|while|unlike|compared|contrast\w*|than|but|both|instead|differ\w*)\b", re.I
 )
@@ -131,7 +132,13 @@ def select(
     relevant = [s for s in ranked if _score(s, plan) > 0]
     if profile == "how_to":
         anchor_docs = {s.document_id for s in direct[:3]}
-        same = sorted((s for s in pool if s.document_id in anchor_docs), key=lambda s: s.order)
+        # Unlabelled sentences must be about the question (a distractor section of the same
+        # page, e.g. the legacy variant of a procedure, is not); labelled ones are structure.
+        same = sorted(
+            (s for s in pool if s.document_id in anchor_docs
+             and (s.label or s.step is not None or _coverage(s, plan) >= _HOW_TO_COVERAGE)),
+            key=lambda s: s.order,
+        )  # fmt: skip
         steps = sorted((s for s in same if s.step is not None), key=lambda s: (s.step, s.start))
         prereq = [s for s in same if s.label.startswith("prerequisite") or (
             s.step is None and _PREREQUISITE.search(s.quote) and not _FAILURE.search(s.quote))]
@@ -143,6 +150,10 @@ def select(
         take("prerequisite", prereq, 2)
         take("prerequisite",
              _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]), 1)
+        if not steps:  # unnumbered procedure: its on-topic sentences in reading order
+            steps = [s for s in same if s.role in ("direct_support", "parent_context")
+                     and not s.label and _coverage(s, plan) >= _HOW_TO_COVERAGE]
+            steps.sort(key=lambda s: (s.document_id, s.start))
         take("step", steps, settings.how_to_steps)
         take("check", checks, 1)
         take("failure", failures, 2)
@@ -181,6 +192,17 @@ def select(
         take("support", [s for s in context if s in relevant], 2)
         take("graph", [s for s in neighbours if s in relevant], 1)
     return taken
+
+
+def _coverage(sentence: EvidenceSentence, plan: QueryPlan) -> float:
+    if not plan.terms:
+        return 1.0
+    text = compact_key(sentence.text)
+    words = _words(sentence.text)
+    return sum(
+        1 for t in plan.terms
+        if t in words or (len(t) > 4 and t[:-1] in text) or compact_key(t) in text
+    ) / len(plan.terms)  # fmt: skip
 
 
 def _score(sentence: EvidenceSentence, plan: QueryPlan) -> float:

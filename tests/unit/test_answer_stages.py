@@ -1,0 +1,219 @@
+"""Sufficiency gates, composer profiles, release gates, claim mapping and recovery bounds."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import msgspec
+import pytest
+
+from service.answer.claims import map_claims, quote_matches_source, verify_quotes
+from service.answer.composer import Draft, DraftSentence, compose_answer
+from service.answer.recovery import recovery_settings, should_recover
+from service.answer.release import release, review_release
+from service.answer.sentences import public_text
+from service.answer.sufficiency import DocumentValidity, EvidenceSupport, review_sufficiency
+from service.pipeline.budgets import AnswerSettings, PipelineSettings
+from service.pipeline.evidence import SourceDecision
+from tests.unit.answer_fixtures import (
+    DOC, SOURCE, borderline_review, context, fragment, neighbour, pack_of, plan_for, pool_of, rows,
+)  # fmt: skip
+
+SETTINGS = AnswerSettings()
+
+
+def _review(query: str, pack=None, ctx=None, **kw):  # type: ignore[no-untyped-def]
+    return review_sufficiency(plan_for(query), pack or pack_of(), ctx or context(),
+                              named={}, settings=SETTINGS, **kw)  # fmt: skip
+
+
+# --- sufficiency ------------------------------------------------------------------------------
+
+
+def test_covered_question_is_sufficient() -> None:
+    review = _review("what is water glass?")
+    assert (review.status, review.degradation) == ("sufficient", "none")
+    assert {g.name for g in review.gates} >= {
+        "direct_evidence_coverage", "query_intent_coverage", "graph_support",
+        "citation_availability", "budget_compliance", "conflict", "temporal_validity",
+    }  # fmt: skip
+
+
+def test_no_direct_support_is_insufficient() -> None:
+    review = _review("what is water glass?", pack=pack_of({1: "parent_context"}))
+    assert (review.status, review.degradation) == ("insufficient", "insufficient_evidence")
+
+
+def test_uncovered_terms_are_borderline_partial() -> None:
+    review = _review("what is water glass used for in foundry cores?")
+    assert review.status in ("borderline", "insufficient")
+    assert "foundry" in review.missing_terms
+
+
+def test_how_to_needs_steps() -> None:
+    no_steps = _review("how to apply water glass?", pack=pack_of({0: "direct_support"}))
+    assert not next(g for g in no_steps.gates if g.name == "query_intent_coverage").passed
+    assert _review("how to apply water glass?").status == "sufficient"
+
+
+def test_missing_neighbour_source_is_graph_evidence_missing() -> None:
+    lost = SourceDecision(fragment_id="f_x", role="graph_neighbor_support",
+                          status="source_window_unavailable", reason="no source")  # fmt: skip
+    review = _review("what is water glass?", pack=pack_of(unavailable=(lost,)),
+                     ctx=context(neighbour("Silica gel", document=None)))  # fmt: skip
+    assert (review.status, review.degradation) == ("borderline", "partial_coverage")
+    assert any("graph_neighbor_evidence_missing" in r for r in review.reasons)
+    assert review.recoverable
+
+
+def test_conflict_fragment_is_borderline_conflict() -> None:
+    row = rows()[0]
+    conflict = msgspec.structs.replace(fragment(row, "conflict"), id="f_conflict",
+                                       source_boundary="full_document")  # fmt: skip
+    review = _review("what is water glass?", pack=pack_of(extra=(conflict,)))
+    assert (review.status, review.degradation) == ("borderline", "conflict")
+    assert not review.recoverable
+
+
+def test_expired_or_superseded_source_is_stale() -> None:
+    validity = {DOC: DocumentValidity(document_id=DOC, path="kb/waterglass.md",
+                                      valid_until="2020-01-01")}  # fmt: skip
+    review = _review("what is water glass?", validity=validity, today=dt.date(2026, 1, 1))
+    assert (review.status, review.degradation) == ("borderline", "stale_evidence")
+    superseded = {DOC: DocumentValidity(document_id=DOC, path="p", superseded_by="new-doc")}
+    assert _review("what is water glass?", validity=superseded).degradation == "stale_evidence"
+
+
+def test_answerability_gate_declines_far_evidence() -> None:
+    best = ("p0", rows()[0]["text"])
+    far = _review("what is water glass?", support=EvidenceSupport(cosine={"p0": 0.1},
+                  sentence_cosine=0.1), best_paragraph=best)  # fmt: skip
+    near = _review("what is water glass?", support=EvidenceSupport(cosine={"p0": 0.8},
+                   sentence_cosine=0.8), best_paragraph=best)  # fmt: skip
+    assert far.status == "insufficient" and not far.recoverable
+    assert near.status == "sufficient"
+
+
+# --- composer ---------------------------------------------------------------------------------
+
+
+def _draft(query: str, pack=None) -> Draft:  # type: ignore[no-untyped-def]
+    pack = pack or pack_of()
+    return compose_answer(plan_for(query), pack, pool_of(pack), context(), settings=SETTINGS)
+
+
+def test_how_to_profile_keeps_prerequisite_steps_and_failure_without_labels() -> None:
+    draft = _draft("how to apply water glass?")
+    assert draft.profile == "how_to"
+    slots = [s.slot for s in draft.sentences]
+    assert {"prerequisite", "step", "failure"} <= set(slots)
+    text = draft.text.lower()
+    assert "step 1:" in text and "step 2:" in text
+    assert "prerequisite:" not in text and "failure mode:" not in text
+    assert text.index("step 1") < text.index("step 2")
+
+
+def test_definition_profile_leads_with_the_definition_and_drops_prompt_residue() -> None:
+    draft = _draft("what is water glass?")
+    assert draft.profile == "definition"
+    assert draft.sentences[0].text.startswith("Water glass is a solution")
+    assert "final output" not in draft.text.lower() and "最终输出" not in draft.text
+
+
+def test_causal_and_generic_profiles() -> None:
+    assert _draft("why is water glass alkaline?").profile == "causal_explain"
+    generic = _draft("water glass film hardness")
+    assert generic.profile == "generic" and "film" in generic.text.lower()
+
+
+def test_conflict_is_stated_with_both_values_and_one_sided_sentences_are_dropped() -> None:
+    row = rows()[0]
+    conflict = msgspec.structs.replace(
+        fragment(row, "conflict"), id="f_conflict",
+        text="The sources disagree: one says the film is hard, another says it is glassy.",
+    )  # fmt: skip
+    draft = _draft("what is water glass?", pack=pack_of(extra=(conflict,)))
+    assert draft.sentences[0].kind == "conflict"
+    assert "sources disagree" in draft.text
+
+
+def test_public_text_strips_labels_but_keeps_steps() -> None:
+    assert public_text("Prerequisite: wear gloves.") == "Wear gloves."
+    assert public_text("**Mechanism:** it dries.") == "It dries."
+    assert public_text("Step 3: Stir.") == "Step 3: Stir."
+    assert public_text("Show all reasoning first.") == ""
+    assert public_text("This page is maintained by the optics group.") == ""
+
+
+# --- release ----------------------------------------------------------------------------------
+
+
+def test_unsupported_and_leaking_sentences_are_revised_out() -> None:
+    pack = pack_of()
+    pool = pool_of(pack)
+    plan = plan_for("what is water glass?")
+    good = compose_answer(plan, pack, pool, context(), settings=SETTINGS)
+    bad = Draft(profile=good.profile, sentences=(
+        *good.sentences,
+        DraftSentence(text="Water glass was invented on the Moon in 1802.", kind="evidence",
+                      evidence=(pool[0],)),
+        DraftSentence(text="See ragContextPack for details.", kind="evidence",
+                      evidence=(pool[0],)),
+    ))  # fmt: skip
+    review = _review("what is water glass?")
+    gates = {g.gate: g for g in review_release(bad, plan, pack, pool, review, context())}
+    assert not gates["rag_claim_citation_support"].passed
+    assert not gates["diagnostic_leakage"].passed
+    released, result = release(bad, plan, pack, pool, review, context(), settings=SETTINGS)
+    assert "rag_claim_citation_support" in result.failed_gates
+    assert result.action in ("revised", "contracted") and result.passed
+    assert "Moon" not in released.text and "ragContextPack" not in released.text
+
+
+def test_how_to_draft_missing_prerequisite_fails_completeness_and_is_revised() -> None:
+    pack = pack_of()
+    pool = pool_of(pack)
+    plan = plan_for("how to apply water glass?")
+    full = compose_answer(plan, pack, pool, context(), settings=SETTINGS)
+    partial = Draft(profile="how_to",
+                    sentences=tuple(s for s in full.sentences if s.slot == "step"))  # fmt: skip
+    review = _review("how to apply water glass?")
+    gates = {g.gate: g for g in review_release(partial, plan, pack, pool, review, context())}
+    assert not gates["rag_answer_completeness"].passed
+    revised, result = release(partial, plan, pack, pool, review, context(), settings=SETTINGS)
+    assert result.action == "revised" and result.added
+    assert {"prerequisite", "failure"} <= {s.slot for s in revised.sentences}
+
+
+# --- claims -----------------------------------------------------------------------------------
+
+
+def test_claims_map_to_citations_and_quotes_match_the_source() -> None:
+    pack = pack_of()
+    pool = pool_of(pack)
+    draft = compose_answer(plan_for("what is water glass?"), pack, pool, context(),
+                           settings=SETTINGS)  # fmt: skip
+    claims = map_claims(draft.sentences, {f.id: f.text for f in pack.fragments})
+    assert claims and all(c.status == "supported" and c.citation_ids for c in claims)
+    for sentence in pool:
+        assert SOURCE[sentence.start : sentence.end] == sentence.quote
+    verified, rejected = verify_quotes(pool, rows())
+    assert len(verified) == len(pool) and not rejected
+    forged = msgspec.structs.replace(pool[0], quote="Water glass is a liquid metal.")
+    assert not quote_matches_source(forged, rows()[0])
+
+
+# --- recovery ---------------------------------------------------------------------------------
+
+
+def test_recovery_widens_once_and_never_twice() -> None:
+    first = PipelineSettings()
+    wider = recovery_settings(first, SETTINGS)
+    assert wider.window_paragraphs > first.window_paragraphs
+    assert wider.graph_window == first.graph_window + 1
+    assert wider.parent_sections > first.parent_sections
+    review = borderline_review()
+    assert should_recover(review, 0, SETTINGS)
+    assert not should_recover(review, 1, SETTINGS)
+    with pytest.raises(ValueError):
+        should_recover(review, 0, msgspec.structs.replace(SETTINGS, recovery_passes=2))
