@@ -1,0 +1,333 @@
+"""Conflict flagging on RAMDocs (misinformation, ambiguity, noise), without any LLM.
+
+    .venv/bin/python bench/ramdocs_conflicts.py [--eval-dir ../shared/eval] [--skip-ingest]
+                                                [--limit N]
+
+Each RAMDocs question with its own documents becomes one scope (`ramdocs-NNN`, one Markdown
+file per document under the git-ignored bench/out/ramdocs-kb/, types and answers left out),
+ingested with the project's ingest() and real embeddings. Two modes, on the same graph:
+
+- scan: the conflict mechanism alone (service/pipeline/conflicts.py) over every paragraph of
+  every document of the question, read through the same Cypher as the pipeline
+  (evidence/document_paragraphs), with the question's terms for relevance and every document
+  counted as selected;
+- pipeline: answer_question end to end (retrieval chooses the documents; no LLM judge), flagged
+  when the context pack holds a `conflict` fragment.
+
+Scores (labels as ../shared/eval/README.md derives them): a question is a positive when one of
+its documents is `misinfo`; precision, recall and F1 of flagging over all questions; the
+false-conflict rate over questions whose documents are all `correct`; for ambiguous questions
+(two or more distinct gold answers) the share flagged and, in pipeline mode, the share whose one
+answer keeps every gold answer (case-insensitive substring). Questions 0-249 are the half the
+thresholds were tuned on, 250-499 the held-out half; both are printed. Missed positives are
+counted by kind. Per-question results go to bench/out/ramdocs_conflicts.json.
+
+RAMDocs: Wang, Prasad, Stengel-Eskin, Bansal 2025 (arXiv:2504.13079), MIT license.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.pipeline import IngestOptions, ingest
+from ingest.units import document_id
+from service.db import graph_session
+from service.db.graph import Graph
+from service.pipeline.conflicts import ConflictSettings, scan_conflicts, select_conflicts
+from service.pipeline.facts import Passage
+from service.pipeline.plan import plan_query
+from service.pipeline.runner import answer_question
+from service.settings import Settings, project_root
+
+OUT = project_root() / "bench" / "out"
+KB = OUT / "ramdocs-kb"
+RESULTS_FILE = OUT / "ramdocs_conflicts.json"
+TUNE_HALF = 250  # questions [0, 250) were used to choose the thresholds
+NEAR_COPY_SHARE = 0.5  # share of a misinfo doc's 8-word shingles found in one correct doc
+_WORD = re.compile(r"\w+")
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    index: int
+    question: str
+    positive: bool  # a misinformation document is present
+    only_correct: bool
+    ambiguous: bool
+    flagged: bool
+    kinds: tuple[str, ...]  # fact kinds of the conflicts found
+    values: tuple[tuple[str, ...], ...]
+    answer_keeps_gold: bool | None = None  # pipeline mode, ambiguous questions
+    misinfo_read: bool | None = None  # pipeline mode: a misinfo document was read
+    miss: str | None = None  # why a positive was not flagged
+    elapsed_ms: float = 0.0
+
+
+def scope_name(index: int) -> str:
+    return f"ramdocs-{index:03d}"
+
+
+def write_corpus(records: Sequence[Mapping[str, Any]]) -> int:
+    """One scope per question; files are rewritten only when their text changed."""
+    written = 0
+    for index, record in enumerate(records):
+        folder = KB / scope_name(index)
+        folder.mkdir(parents=True, exist_ok=True)
+        wanted = {}
+        for number, doc in enumerate(record["documents"], 1):
+            wanted[f"source-{number:02d}.md"] = f"# Source {number}\n\n{doc['text'].strip()}\n"
+        for name, text in wanted.items():
+            target = folder / name
+            if not target.is_file() or target.read_text(encoding="utf-8") != text:
+                target.write_text(text, encoding="utf-8")
+                written += 1
+        for stale in folder.glob("*.md"):
+            if stale.name not in wanted:
+                stale.unlink()
+    return written
+
+
+def labels(record: Mapping[str, Any]) -> tuple[bool, bool, bool]:
+    types = [d["type"] for d in record["documents"]]
+    gold = {g.strip().casefold() for g in record["gold_answers"]}
+    return "misinfo" in types, all(t == "correct" for t in types), len(gold) >= 2
+
+
+def shingles(text: str, size: int = 8) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def miss_kind(record: Mapping[str, Any], misinfo_read: bool | None) -> str:
+    """Why a question with a misinformation document was not flagged (first reason that
+    applies, across its misinformation documents)."""
+    if misinfo_read is False:
+        return "misinfo document not selected by retrieval"
+    correct = [shingles(d["text"]) for d in record["documents"] if d["type"] == "correct"]
+    kinds = []
+    for doc in record["documents"]:
+        if doc["type"] != "misinfo":
+            continue
+        if doc["answer"].casefold() not in doc["text"].casefold():
+            kinds.append("wrong answer not stated in the text")
+            continue
+        own = shingles(doc["text"])
+        share = max((len(own & c) / len(own) for c in correct if own), default=0.0)
+        if share >= NEAR_COPY_SHARE:
+            kinds.append("edited copy of a correct document, edit not aligned")
+        else:
+            kinds.append("wrong answer restated in other words (no aligned counterpart)")
+    return min(kinds) if kinds else "no misinfo document"
+
+
+def scan_mode(
+    graph: Graph, records: Sequence[Mapping[str, Any]], settings: ConflictSettings
+) -> list[Outcome]:
+    outcomes = []
+    for index, record in enumerate(records):
+        scope = scope_name(index)
+        started = time.perf_counter()
+        ids = [
+            document_id(scope, f"{scope}/source-{n:02d}.md")
+            for n in range(1, len(record["documents"]) + 1)
+        ]
+        rows = graph.read("evidence/document_paragraphs", documentIds=ids)
+        passages = [
+            Passage(
+                document_id=str(r["documentId"]), path=str(r["path"]),
+                paragraph_id=str(r["paragraphId"]), text=str(r["text"]),
+                start_offset=int(r["startOffset"]), start_line=int(r["startLine"]),
+                kind=str(r["kind"]),
+            )
+            for r in rows
+        ]  # fmt: skip
+        found = select_conflicts(
+            scan_conflicts(passages, settings).conflicts,
+            terms=plan_query(record["question"], scope).terms,
+            direct_documents=set(ids),
+            limit=settings.max_conflicts,
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        positive, only_correct, ambiguous = labels(record)
+        outcomes.append(
+            Outcome(
+                index=index, question=record["question"], positive=positive,
+                only_correct=only_correct, ambiguous=ambiguous, flagged=bool(found),
+                kinds=tuple(c.kind for c in found), values=tuple(c.values for c in found),
+                miss=miss_kind(record, None) if positive and not found else None,
+                elapsed_ms=round(elapsed, 2),
+            )
+        )  # fmt: skip
+    return outcomes
+
+
+def pipeline_mode(
+    graph: Graph, embedder: SentenceTransformerEmbedder, records: Sequence[Mapping[str, Any]]
+) -> list[Outcome]:
+    outcomes = []
+    for index, record in enumerate(records):
+        scope = scope_name(index)
+        started = time.perf_counter()
+        response = answer_question(graph, embedder, record["question"], scope=scope)
+        elapsed = (time.perf_counter() - started) * 1000
+        pack = response["trace"]["ragContextPack"]
+        conflicts = [f for f in pack["fragments"] if f["role"] == "conflict"]
+        read = set(pack["documentsRead"])
+        misinfo_paths = {
+            f"{scope}/source-{n:02d}.md"
+            for n, d in enumerate(record["documents"], 1)
+            if d["type"] == "misinfo"
+        }
+        positive, only_correct, ambiguous = labels(record)
+        answer = str(response.get("answer", "")).casefold()
+        gold = {g.strip().casefold() for g in record["gold_answers"]}
+        misinfo_read = bool(misinfo_paths & read) if positive else None
+        outcomes.append(
+            Outcome(
+                index=index, question=record["question"], positive=positive,
+                only_correct=only_correct, ambiguous=ambiguous, flagged=bool(conflicts),
+                kinds=(), values=tuple(tuple(f.get("conflictValues", ())) for f in conflicts),
+                answer_keeps_gold=all(g in answer for g in gold) if ambiguous else None,
+                misinfo_read=misinfo_read,
+                miss=miss_kind(record, misinfo_read) if positive and not conflicts else None,
+                elapsed_ms=round(elapsed, 2),
+            )
+        )  # fmt: skip
+        if (index + 1) % 50 == 0:
+            print(f"pipeline: {index + 1} questions", flush=True)
+    return outcomes
+
+
+def scores(outcomes: Sequence[Outcome]) -> dict[str, float | int | None]:
+    tp = sum(1 for o in outcomes if o.flagged and o.positive)
+    fp = sum(1 for o in outcomes if o.flagged and not o.positive)
+    fn = sum(1 for o in outcomes if not o.flagged and o.positive)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    clean = [o for o in outcomes if o.only_correct]
+    ambiguous = [o for o in outcomes if o.ambiguous]
+    keeps = [o for o in ambiguous if o.answer_keeps_gold is not None]
+    return {
+        "questions": len(outcomes),
+        "positives": tp + fn,
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "onlyCorrect": len(clean),
+        "falseConflictRate": sum(o.flagged for o in clean) / len(clean) if clean else None,
+        "ambiguous": len(ambiguous),
+        "ambiguousFlagged": sum(o.flagged for o in ambiguous) / len(ambiguous)
+        if ambiguous else None,
+        "ambiguousAnswerKeepsAllGold": sum(bool(o.answer_keeps_gold) for o in keeps) / len(keeps)
+        if keeps else None,
+    }  # fmt: skip
+
+
+def halves(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
+    return {
+        f"tune 0-{TUNE_HALF - 1}": [o for o in outcomes if o.index < TUNE_HALF],
+        f"held-out {TUNE_HALF}-": [o for o in outcomes if o.index >= TUNE_HALF],
+        "all": list(outcomes),
+    }
+
+
+def print_table(results: Mapping[str, Sequence[Outcome]]) -> None:
+    header = (
+        f"{'mode':<9} {'half':<15} {'n':>4} {'pos':>4} {'P':>6} {'R':>6} {'F1':>6} "
+        f"{'FCR':>6} {'(n)':>5} {'ambFl':>6} {'ambKeep':>8} {'ms/q':>6}"
+    )
+    print("\n" + header + "\n" + "-" * len(header))
+    for mode, outcomes in results.items():
+        for half, subset in halves(outcomes).items():
+            s = scores(subset)
+            keep = s["ambiguousAnswerKeepsAllGold"]
+            ms = sorted(o.elapsed_ms for o in subset)[len(subset) // 2] if subset else 0.0
+            print(
+                f"{mode:<9} {half:<15} {s['questions']:>4} {s['positives']:>4} "
+                f"{s['precision']:>6.3f} {s['recall']:>6.3f} {s['f1']:>6.3f} "
+                f"{s['falseConflictRate'] or 0.0:>6.3f} {s['onlyCorrect']:>5} "
+                f"{s['ambiguousFlagged'] or 0.0:>6.3f} "
+                f"{'-' if keep is None else f'{keep:.3f}':>8} {ms:>6.0f}"
+            )
+    print(
+        "\nP/R/F1: flagging a conflict when a misinformation document is present (all "
+        "questions); FCR: false-conflict rate on questions whose documents are all correct (n); "
+        "ambFl: share of ambiguous questions (>= 2 distinct gold answers) flagged; ambKeep: "
+        "share of ambiguous questions whose answer contains every gold answer; ms/q: median."
+    )
+    for mode, outcomes in results.items():
+        misses = Counter(o.miss for o in outcomes if o.miss)
+        kinds = Counter(k for o in outcomes for k in o.kinds)
+        print(f"\n{mode}: missed positives by kind ({sum(misses.values())}):")
+        for kind, count in misses.most_common():
+            print(f"  {count:>4}  {kind}")
+        if kinds:
+            print(f"{mode}: conflicts found by fact kind: {dict(kinds.most_common())}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--eval-dir", type=Path, default=project_root().parent / "shared" / "eval",
+        help="the shared evaluation data (default: ../shared/eval)",
+    )  # fmt: skip
+    parser.add_argument("--skip-ingest", action="store_true", help="use the graph as it is")
+    parser.add_argument("--limit", type=int, default=500, help="first N questions (bound)")
+    parser.add_argument("--no-pipeline", action="store_true", help="scan mode only")
+    args = parser.parse_args()
+    path = args.eval_dir.resolve() / "ramdocs" / "RAMDocs_test.jsonl"
+    with path.open(encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines if line.strip()][: args.limit]
+    settings = Settings.from_env()
+    conflict_settings = ConflictSettings()
+    written = write_corpus(records)
+    print(f"ramdocs: {len(records)} questions ({written} files written)", flush=True)
+    embedder = SentenceTransformerEmbedder(settings.embedding)
+    with graph_session(settings) as graph:
+        if not args.skip_ingest:
+            report = ingest(graph, embedder, KB, IngestOptions(prune=True), settings.ingest)
+            print(
+                f"ingest: {len(report.added)} added, {len(report.updated)} updated, "
+                f"{len(report.unchanged)} unchanged, {report.embeddings_computed} embeddings, "
+                f"{len(report.problems)} problems, {report.elapsed_s:.1f} s",
+                flush=True,
+            )
+            if report.embedding_failure:
+                raise SystemExit(f"embeddings failed: {report.embedding_failure}")
+        results = {"scan": scan_mode(graph, records, conflict_settings)}
+        print("scan: done", flush=True)
+        if not args.no_pipeline:
+            results["pipeline"] = pipeline_mode(graph, embedder, records)
+    print_table(results)
+    RESULTS_FILE.write_text(
+        json.dumps(
+            {
+                "conflictSettings": msgspec.to_builtins(conflict_settings),
+                "scores": {
+                    mode: {half: scores(subset) for half, subset in halves(outcomes).items()}
+                    for mode, outcomes in results.items()
+                },
+                "questions": {
+                    mode: [msgspec.to_builtins(o) for o in outcomes]
+                    for mode, outcomes in results.items()
+                },
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    print(f"\nper-question results: {RESULTS_FILE.relative_to(project_root())}")
+
+
+if __name__ == "__main__":
+    main()
