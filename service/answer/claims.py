@@ -29,10 +29,13 @@ __all__ = [
 Support = Literal["supported", "weak", "unsupported"]
 _SUPPORTED = 0.8
 _WEAK = 0.5
-_STOP = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to was "
-    "were which with".split()
-)
+# fmt: off
+_STOP = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in",
+    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were",
+    "which", "with",
+])
+# fmt: on
 
 
 class ClaimCitation(msgspec.Struct, frozen=True, kw_only=True):
@@ -96,7 +99,8 @@ def verify_quotes(
 ) -> tuple[list[EvidenceSentence], list[EvidenceSentence]]:
     """(verified, rejected): each quote against its paragraph's stored text."""
     by_id = {str(p["paragraphId"]): p for p in paragraphs}
-    ok, bad = [], []
+    ok: list[EvidenceSentence] = []
+    bad: list[EvidenceSentence] = []
     for sentence in evidence:
         paragraph = by_id.get(sentence.paragraph_id)
         (ok if paragraph is not None and quote_matches_source(sentence, paragraph) else bad).append(

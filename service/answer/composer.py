@@ -43,16 +43,23 @@ _PROCEDURAL = re.compile(
     r"^\s*step\s*\d|\bprocedure\b|\b(?:rinse|wash|load|unload|place|put|turn|tighten|loosen)\b",
     re.IGNORECASE,
 )
-_PREREQUISITE = re.compile(r"\b(?:must be|before (?:any|you|starting)|requires?|prerequisite)\b", re.I)
-_CHECK = re.compile(r"\b(?:verif\w*|check\w*|accepted|confirm\w*|after (?:calibration|the))\b", re.I)
+_PREREQUISITE = re.compile(
+    r"\b(?:must be|before (?:any|you|starting)|requires?|prerequisite)\b", re.I
+)
+_CHECK = re.compile(
+    r"\b(?:verif\w*|check\w*|accepted|confirm\w*|after (?:calibration|the))\b", re.I
+)
 _FAILURE = re.compile(r"\b(?:if the|fails?|failure|troubleshoot\w*|stop and)\b", re.I)
-_MECHANISM = re.compile(r"\b(?:because|mechanism|works by|by (?:\w+ing)|when|as the|so the)\b", re.I)
+_MECHANISM = re.compile(
+    r"\b(?:because|mechanism|works by|by (?:\w+ing)|when|as the|so the)\b", re.I
+)
 _CONSEQUENCE = re.compile(
     r"\b(?:leads? to|results? in|causes?|therefore|so that|consequen\w*|downstream|"
     r"which means|overreach\w*|prevents?)\b",
     re.IGNORECASE,
 )
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
+_NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
 _HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
 _CONTRAST = re.compile(
     r"\b(?:whereas|while|unlike|compared|contrast\w*|than|but|both|instead|differ\w*)\b", re.I
@@ -120,7 +127,8 @@ def select(
         count = 0
         for sentence in candidates:
             key = compact_key(sentence.text)
-            if count >= limit or key in used or any(key in u or u in key for u in used if len(u) > 40):
+            near = any(key in u or u in key for u in used if len(u) > _NEAR_DUPLICATE_CHARS)
+            if count >= limit or key in used or near:
                 continue
             used.add(key)
             taken.append((slot, sentence))
@@ -285,7 +293,9 @@ def _conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> l
 def _values_of(line: DraftSentence, pack: RagContextPack) -> tuple[str, ...]:
     by_id = {f.id: f for f in pack.fragments}
     return tuple(
-        v for fid in line.fragment_ids for v in (getattr(by_id.get(fid), "conflict_values", ()) or ())
+        v
+        for fid in line.fragment_ids
+        for v in (getattr(by_id.get(fid), "conflict_values", ()) or ())
     )
 
 

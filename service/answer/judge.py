@@ -81,10 +81,14 @@ def judge(
         "intent": plan.intent,
         "deterministic_review": {"status": review.status, "reasons": list(review.reasons)},
         "candidates": [
-            {"id": f.id, "role": f.role, "source": f.path,
-             "text": middle_truncate(f.text, settings.judge_candidate_chars)}
+            {
+                "id": f.id,
+                "role": f.role,
+                "source": f.path,
+                "text": middle_truncate(f.text, settings.judge_candidate_chars),
+            }
             for f in candidates
-        ],  # fmt: skip
+        ],
         "output_schema": JUDGE_SCHEMA,
     }
     started = time.perf_counter()

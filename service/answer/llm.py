@@ -107,7 +107,8 @@ class ChatClient:
         try:
             response = self._http.post("/chat/completions", json=body)
         except httpx.TimeoutException as error:
-            raise LlmTimeout(f"provider did not answer within {self.settings.timeout_s} s") from error
+            limit = self.settings.timeout_s
+            raise LlmTimeout(f"provider did not answer within {limit} s") from error
         except httpx.TransportError as error:
             raise LlmUnavailable(f"provider unreachable: {error}") from error
         if response.status_code // 100 != 2:

@@ -32,8 +32,8 @@ def should_recover(review: SufficiencyReview, passes_done: int, settings: Answer
     if settings.recovery_passes > MAX_RECOVERY_PASSES:
         raise ValueError(f"at most {MAX_RECOVERY_PASSES} recovery pass is allowed")
     return passes_done < settings.recovery_passes and (
-        review.recoverable or any(r.startswith("llm_judge_failed") for r in review.reasons)
-        and review.status != "sufficient" and review.degradation == "partial_coverage"
+        review.recoverable or (any(r.startswith("llm_judge_failed") for r in review.reasons)
+        and review.status != "sufficient" and review.degradation == "partial_coverage")
     )
 
 
@@ -52,7 +52,8 @@ def recovery_settings(first: PipelineSettings, settings: AnswerSettings) -> Pipe
 
 
 def recovery_policy(settings: AnswerSettings) -> PackPolicy:
-    return msgspec.structs.replace(DEFAULT_PACK_POLICY, reserve_share=settings.recovery_reserve_share)
+    share = settings.recovery_reserve_share
+    return msgspec.structs.replace(DEFAULT_PACK_POLICY, reserve_share=share)
 
 
 def decision_counts(pack: RagContextPack) -> dict[str, int]:

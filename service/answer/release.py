@@ -12,6 +12,7 @@ revision once, and contracts it to its supported sentences when that still fails
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -81,7 +82,8 @@ def review_release(
     ]  # fmt: skip
     gates.append(GateResult(
         gate="graph_support",
-        passed=not graph_claims and (not missing_neighbours or _has_caveat(sentences) or abstaining),
+        passed=not graph_claims
+        and (not missing_neighbours or _has_caveat(sentences) or abstaining),
         detail=f"{len(missing_neighbours)} neighbours without source text; "
         f"{len(known)} neighbours in the windows",
         sentences=tuple(graph_claims),
@@ -101,7 +103,7 @@ def review_release(
     ))  # fmt: skip
 
     steps = [s.evidence[0].step for s in sentences if s.slot == "step" and s.evidence]
-    ordered = all(a is not None and b is not None and a < b for a, b in zip(steps, steps[1:]))
+    ordered = all(a is not None and b is not None and a < b for a, b in itertools.pairwise(steps))
     gates.append(GateResult(gate="graph_order_consistency", passed=ordered or len(steps) < 2,
                             detail=f"steps in order: {steps}"))
 
@@ -148,7 +150,10 @@ def review_release(
                             else f"{draft.profile} profile complete"))
 
     claims = map_claims(sentences, {f.id: f.text for f in pack.fragments})
-    weak = [c.index for c in claims if c.status in _UNSUPPORTED and sentences[c.index].kind != "caveat"]
+    weak = [
+        c.index for c in claims
+        if c.status in _UNSUPPORTED and sentences[c.index].kind != "caveat"
+    ]  # fmt: skip
     gates.append(GateResult(gate="rag_claim_citation_support", passed=not weak,
                             detail=f"{len(weak)} of {len(claims)} claims unsupported by cited "
                             "evidence", sentences=tuple(weak)))
@@ -225,6 +230,7 @@ def _missing_dimensions(
     """Profile dimensions the pack backs but the draft omits."""
     wanted = {slot for slot, _ in select(draft.profile, plan, pool, AnswerSettings())}
     have = {s.slot for s in draft.sentences}
+    dims: tuple[str, ...]
     if draft.profile == "how_to":
         dims = ("prerequisite", "step", "failure")
     elif draft.profile == "causal_explain":

@@ -48,7 +48,9 @@ Degradation = Literal[
     "none", "partial_coverage", "conflict", "stale_evidence", "insufficient_evidence"
 ]
 
-_STEPS = re.compile(r"(?im)^\s*(?:[-*+]\s*)?(?:\**step\s*\d+|\d{1,2}[.)]\s)|\b(?:first|then|next|finally)\b,?")
+_STEPS = re.compile(
+    r"(?im)^\s*(?:[-*+]\s*)?(?:\**step\s*\d+|\d{1,2}[.)]\s)|\b(?:first|then|next|finally)\b,?"
+)
 _CAUSAL = re.compile(
     r"\b(?:because|cause[sd]?|leads? to|led to|results? in|resulting|so that|therefore|thus|"
     r"mechanism|consequence|as a result|due to|which means|triggers?|prevents?|makes? it)\b|"
@@ -298,7 +300,8 @@ def _coverage(
     text = " ".join(f.text.lower() for f in direct)
     compact = compact_key(text)
     supported = {f.knowledge_point_id for f in direct}
-    covered, missing = [], []
+    covered: list[str] = []
+    missing: list[str] = []
     for term in plan.terms:
         key = compact_key(term)
         hit = (

@@ -60,13 +60,13 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     sufficient_coverage: float = 0.6
     borderline_coverage: float = 0.3
     # Answerability: logistic score over the cosine of the best hit paragraph to the question and
-    # the best cosine of its sentences (and adjacent sentence pairs); below the threshold the
+    # the best cosine of its sentences; below the threshold the
     # question is declined. Fitted on one half of the ClapNQ dev questions
     # (bench/clapnq_answers.py); the other half is reported beside it.
     answerability_paragraph_weight: float = 7.95
     answerability_sentence_weight: float = 7.2
     answerability_bias: float = -10.51
-    answerability_sentences: int = 12  # sentences of the best paragraph embedded for the gate
+    answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
     answerability_threshold: float = 0.5  # probability; 0 disables the gate
     # The judge (only with a provider configured).
     judge_candidates: int = 10  # fragments serialised for the judge

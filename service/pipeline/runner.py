@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -40,8 +40,12 @@ from service.answer.sufficiency import (
 from service.db.graph import Graph
 from service.pipeline.augment import Augmentation, augment_documents
 from service.pipeline.budgets import AnswerSettings, PipelineSettings
-from service.pipeline.context_pack import DEFAULT_PACK_POLICY, PackPolicy, RagContextPack, build_context_pack
-from service.pipeline.evidence import Fragment
+from service.pipeline.context_pack import (
+    DEFAULT_PACK_POLICY,
+    PackPolicy,
+    RagContextPack,
+    build_context_pack,
+)
 from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Retrieval, retrieve_spans
@@ -85,7 +89,7 @@ def answer_question(
     top_k: int | None = None,
     settings: PipelineSettings | None = None,
     answer_settings: AnswerSettings | None = None,
-    llm: ChatCompleter | None | bool = True,
+    llm: ChatCompleter | bool | None = True,
 ) -> dict[str, Any]:
     """`llm`: True = the provider configured in the environment (if any); False/None = none;
     or a client (tests pass one pointing at a fake OpenAI-compatible server)."""
@@ -181,7 +185,9 @@ def answer_question(
     context, pack, review = final.context, final.pack, final.review
 
     documents = sorted({f.document_id for f in pack.fragments})
-    paragraphs = run.read("evidence/document_paragraphs", documentIds=documents) if documents else []
+    paragraphs = (
+        run.read("evidence/document_paragraphs", documentIds=documents) if documents else []
+    )
     pool = evidence_sentences(pack, paragraphs)
     verified, rejected = verify_quotes(pool, paragraphs)
     pool = tuple(verified)
@@ -200,7 +206,8 @@ def answer_question(
         draft = Draft(profile=draft.profile, sentences=())
     answer = _abstention(plan, review, scope) if abstaining else _render(draft)
     status = _status(review, abstaining)
-    claims = [] if abstaining else map_claims(draft.sentences, {f.id: f.text for f in pack.fragments})
+    texts = {f.id: f.text for f in pack.fragments}
+    claims = [] if abstaining else map_claims(draft.sentences, texts)
     failures = classify_failures(
         hits=len(retrieval.hits), pack=pack, review=review, graph_error=context.error,
         judge_failure=outcome.failure if outcome else None,
@@ -257,15 +264,14 @@ def _support(
     if embedder is not None and vector is not None:
         sentences = [s.text for s in split_sentences(retrieval.hits[0].text)]
         sentences = sentences[: settings.answerability_sentences]
-        windows = sentences + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
-        if windows:
-            embedded = embedder.embed(windows)
+        if sentences:  # sentences only: pairs doubled the embedding time for little gain
+            embedded = embedder.embed(sentences)
             sentence_cosine = max(_cos(vector, e) for e in embedded)
     return EvidenceSupport(cosine=cosine, sentence_cosine=sentence_cosine), validity
 
 
 def _cos(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     return dot / norm if norm else 0.0
 
@@ -314,7 +320,7 @@ def _citations(sentences: Sequence[DraftSentence]) -> list[dict[str, Any]]:
 
 
 def _review_trace(review: SufficiencyReview, outcome: JudgeOutcome | None) -> dict[str, Any]:
-    data = _camel(review)
+    data: dict[str, Any] = _camel(review)
     data["gates"] = [_camel(g) for g in review.gates]
     data["judge"] = None if outcome is None else _camel(outcome)
     return data

@@ -62,13 +62,13 @@ def test_failures_fall_back_to_the_deterministic_review(reply: Reply, reason: st
 
 
 def test_client_raises_typed_errors() -> None:
-    with fake_llm([Reply(status=503, raw="down")]) as (url, _):
-        with pytest.raises(LlmHttpError) as error:
-            _client(url).complete("s", "u")
+    with fake_llm([Reply(status=503, raw="down")]) as (url, _), pytest.raises(
+        LlmHttpError
+    ) as error:
+        _client(url).complete("s", "u")
     assert error.value.reason == "http_503"
-    with fake_llm([Reply(delay_s=1.0, content="x")]) as (url, _):
-        with pytest.raises(LlmTimeout):
-            _client(url, timeout_s=0.2).complete("s", "u")
+    with fake_llm([Reply(delay_s=1.0, content="x")]) as (url, _), pytest.raises(LlmTimeout):
+        _client(url, timeout_s=0.2).complete("s", "u")
 
 
 def test_judge_never_clears_a_conflict() -> None:

@@ -248,7 +248,7 @@ def test_format_result_and_summary_line() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "count"), [("pipeline.yaml", 14), ("answers.yaml", 5), ("conflicts.yaml", 77)]
+    ("name", "count"), [("pipeline.yaml", 14), ("answers.yaml", 14), ("conflicts.yaml", 77)]
 )
 def test_shipped_probe_files_load(name: str, count: int) -> None:
     probe_file = load_cases(PROBES / name)
