@@ -3,15 +3,20 @@ aligned-statement rule for open prose, relevance selection and the conflict's ow
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
+from service.pipeline.augment import _conflict_fragment, _fact_fragment
+from service.pipeline.budgets import BUDGETS
 from service.pipeline.conflicts import (
     ConflictSettings,
     conflict_text,
     scan_conflicts,
     select_conflicts,
 )
+from service.pipeline.context_pack import build_context_pack
 from service.pipeline.facts import Passage
+from service.pipeline.spans import citation_id
 
 FILLER = "Editorial notes follow the house style and carry no figures at all."
 
@@ -255,3 +260,41 @@ def test_values_per_conflict_are_capped() -> None:
     settings = ConflictSettings(max_values_per_conflict=3)
     [conflict] = scan_conflicts(document("a.md", *sentences), settings).conflicts
     assert conflict.values == ("1", "2", "3")
+
+
+# --- fragments (augment) and the context pack ----------------------------------------------------
+
+
+def test_conflict_fragment_survives_a_direct_span_over_its_own_sentence() -> None:
+    text = "The retry limit is 3. The retry limit is 5."
+    passages = document("a.md", text)
+    [conflict] = scan_conflicts(passages).conflicts
+    fragment = _conflict_fragment(conflict, 0, "kp", 160)
+    assert fragment.role == "conflict" and fragment.source_boundary == "full_document"
+    assert fragment.conflict_values == ("3", "5")
+    assert (fragment.start_offset, fragment.end_offset) == (0, len("The retry limit is 3."))
+    assert fragment.citation_ids == (
+        citation_id("a.md#0", 0, 21),
+        citation_id("a.md#0", 22, len(text)),
+    )
+    direct = msgspec.structs.replace(
+        fragment, id="f_direct", role="direct_support", text=text, end_offset=len(text),
+        citation_ids=("c_span",), conflict_values=(), source_boundary="span",
+    )  # fmt: skip
+    pack = build_context_pack(
+        [direct, fragment], BUDGETS["base"], observed_ids=frozenset({"c_span", *fragment.citation_ids})
+    )
+    assert [f.role for f in pack.fragments] == ["direct_support", "conflict"]
+    assert pack.source_boundary == "full_document"
+
+
+def test_qualified_fact_fragment_is_its_exact_sentence() -> None:
+    text = "Intro words here. In the staging environment, the retry limit is 3."
+    passages = document("a.md", text) + document(
+        "b.md", "In the production environment, the retry limit is 5."
+    )
+    [qualified] = scan_conflicts(passages).qualified
+    fragment = _fact_fragment(qualified.sides[0], None, 1.5)
+    assert text[fragment.start_offset : fragment.end_offset] == fragment.text
+    assert fragment.text == "In the staging environment, the retry limit is 3."
+    assert fragment.role == "direct_support" and fragment.source_boundary == "full_document"
