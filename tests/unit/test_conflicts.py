@@ -281,9 +281,8 @@ def test_conflict_fragment_survives_a_direct_span_over_its_own_sentence() -> Non
         fragment, id="f_direct", role="direct_support", text=text, end_offset=len(text),
         citation_ids=("c_span",), conflict_values=(), source_boundary="span",
     )  # fmt: skip
-    pack = build_context_pack(
-        [direct, fragment], BUDGETS["base"], observed_ids=frozenset({"c_span", *fragment.citation_ids})
-    )
+    observed = frozenset({"c_span", *fragment.citation_ids})
+    pack = build_context_pack([direct, fragment], BUDGETS["base"], observed_ids=observed)
     assert [f.role for f in pack.fragments] == ["direct_support", "conflict"]
     assert pack.source_boundary == "full_document"
 
