@@ -22,7 +22,7 @@ from service.api.errors import problem_config, unexpected_error_handler
 from service.api.health import health, ready
 from service.api.knowledge_points import KnowledgePointController
 from service.api.logs import RequestContextMiddleware
-from service.api.metrics import MetricsController, prometheus_config
+from service.api.metrics import metrics, prometheus_config
 from service.api.queries import QueryController
 from service.api.state import AppResources, lifespan
 from service.api.streaming import StreamController
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         security=[{"apiKey": []}],
     )  # fmt: skip
     return Litestar(
-        route_handlers=[health, ready, MetricsController, v1],
+        route_handlers=[health, ready, metrics, v1],
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },

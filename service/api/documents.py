@@ -27,7 +27,7 @@ from ingest.pipeline import IngestOptions, IngestReport, ingest
 from ingest.units import document_id
 from ingest.writer import delete_document, prune_knowledge_points
 from service.api.auth import Grant, requires_write
-from service.api.errors import bad_request, not_found, problem, problem_responses
+from service.api.errors import bad_request, not_found, problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.db.graph import Graph
@@ -123,7 +123,7 @@ class DocumentController(Controller):
     path = "/documents"
     tags = ["documents"]  # noqa: RUF012
 
-    @get(sync_to_thread=True, responses=problem_responses(401, 404, 503))
+    @get(sync_to_thread=True, responses=v1_problems(404))
     def list_documents(
         self,
         resources: AppResources,
@@ -147,7 +147,7 @@ class DocumentController(Controller):
         more = len(rows) > limit
         return DocumentPage(items=items, next_cursor=_encode_cursor(items[-1].id) if more else None)
 
-    @get("/{document_id:str}", sync_to_thread=True, responses=problem_responses(401, 404, 503))
+    @get("/{document_id:str}", sync_to_thread=True, responses=v1_problems(404))
     def get_document(self, resources: AppResources, grant: Grant, document_id: str) -> Document:
         """A document's structure: headings and paragraphs with exact offsets and lines."""
         graph = resources.request_graph()
@@ -166,7 +166,7 @@ class DocumentController(Controller):
         status_code=201,
         responses={
             200: ResponseSpec(UploadResult, description="updated, or unchanged (a no-op)"),
-            **problem_responses(401, 403, 404, 413, 415, 422, 503),
+            **v1_problems(403, 404, 413, 415, 422),
         },
     )
     async def upload(
@@ -218,7 +218,7 @@ class DocumentController(Controller):
 
     @delete(
         "/{document_id:str}", guards=[requires_write], sync_to_thread=True,
-        responses=problem_responses(401, 403, 404, 503),
+        responses=v1_problems(403, 404),
     )  # fmt: skip
     def delete_document(self, resources: AppResources, grant: Grant, document_id: str) -> None:
         """Remove a document, its headings, paragraphs and the relations it declared."""

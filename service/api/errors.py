@@ -39,6 +39,7 @@ __all__ = [
     "problem_for",
     "problem_responses",
     "unexpected_error_handler",
+    "v1_problems",
 ]
 
 log = logging.getLogger("kgs.api")
@@ -140,6 +141,11 @@ def unexpected_error_handler(request: Request[Any, Any, Any], error: Exception) 
     """The last resort: a bug. The client gets a problem with the trace id, the log the cause."""
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=error)
     return problem(500, "unexpected error (see the service log by traceId)").to_response(request)
+
+
+def v1_problems(*statuses: int) -> dict[int, ResponseSpec]:
+    """What every /v1 route can answer (bad input, no key, Neo4j down or slow), plus `statuses`."""
+    return problem_responses(400, 401, 503, 504, *statuses)
 
 
 def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:

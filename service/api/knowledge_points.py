@@ -15,7 +15,7 @@ from litestar.params import Parameter
 
 from ingest.relation_labels import compact_key
 from service.api.auth import Grant
-from service.api.errors import bad_request, not_found, problem, problem_responses
+from service.api.errors import bad_request, not_found, problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.scope import scope_key
@@ -98,7 +98,7 @@ class KnowledgePointController(Controller):
     path = "/knowledge-points"
     tags = ["knowledge points"]  # noqa: RUF012
 
-    @get(sync_to_thread=True, responses=problem_responses(401, 404, 503))
+    @get(sync_to_thread=True, responses=v1_problems(404))
     def search(
         self,
         resources: AppResources,
@@ -127,7 +127,7 @@ class KnowledgePointController(Controller):
             items=[msgspec.convert(_no_nulls(r), KnowledgePointMatch) for r in rows]
         )
 
-    @get("/{point_id:str}", sync_to_thread=True, responses=problem_responses(401, 404, 409, 503))
+    @get("/{point_id:str}", sync_to_thread=True, responses=v1_problems(404, 409))
     def get_point(
         self,
         resources: AppResources,

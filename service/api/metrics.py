@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
-from prometheus_client import Counter, Histogram
+from litestar import MediaType, Response, get
+from litestar.plugins.prometheus import PrometheusConfig
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
 
 __all__ = [
-    "MetricsController",
     "count_neo4j_error",
+    "metrics",
     "prometheus_config",
     "record_answer",
 ]
@@ -39,11 +40,10 @@ def prometheus_config() -> PrometheusConfig:
     )
 
 
-class MetricsController(PrometheusController):
-    """Prometheus text exposition."""
-
-    path = "/metrics"
-    tags = ["operations"]  # noqa: RUF012 - a Litestar controller attribute
+@get("/metrics", media_type=MediaType.TEXT, sync_to_thread=False, tags=["operations"])
+def metrics() -> Response[bytes]:
+    """Prometheus text exposition of every metric of this process."""
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
 
 def record_answer(response: Mapping[str, Any]) -> None:

@@ -10,10 +10,10 @@ from typing import Annotated, Any, Literal
 import anyio
 import msgspec
 from litestar import Controller, post
-from litestar.params import Parameter
+from litestar.params import Body, Parameter
 
 from service.api.auth import Grant
-from service.api.errors import bad_request, problem_responses
+from service.api.errors import bad_request, v1_problems
 from service.api.metrics import record_answer
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
@@ -31,6 +31,8 @@ __all__ = [
     "to_response",
 ]
 
+# The request Struct refuses unknown fields; say so in the schema (Litestar does not derive it).
+CLOSED_OBJECT = {"additionalProperties": False}
 AnswerStatus = Literal["answered", "partial", "conflict", "stale", "abstained"]
 
 
@@ -114,12 +116,12 @@ class QueryController(Controller):
     path = "/query"
     tags = ["query"]  # noqa: RUF012
 
-    @post(status_code=200, responses=problem_responses(401, 404, 503, 504))
+    @post(status_code=200, responses=v1_problems(404))
     async def query(
         self,
         resources: AppResources,
         grant: Grant,
-        data: QueryRequest,
+        data: Annotated[QueryRequest, Body(schema_extra=CLOSED_OBJECT)],
         trace: Annotated[bool, Parameter(description="include the full trace")] = True,
     ) -> QueryResponse:
         """Answer one question from one scope (the key's only scope when none is given)."""

@@ -18,13 +18,19 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, post
-from litestar.params import Parameter
+from litestar.params import Body, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from service.api.auth import Grant
 from service.api.context import current_trace_id
-from service.api.errors import problem_for, problem_responses
-from service.api.queries import QueryRequest, check_request, run_answer, to_response
+from service.api.errors import problem_for, v1_problems
+from service.api.queries import (
+    CLOSED_OBJECT,
+    QueryRequest,
+    check_request,
+    run_answer,
+    to_response,
+)
 from service.api.state import AppResources
 from service.db.graph import CypherCall
 
@@ -49,12 +55,12 @@ class StreamController(Controller):
     tags = ["query"]  # noqa: RUF012
 
     @post(status_code=200, media_type="text/event-stream",
-          responses=problem_responses(401, 404, 503))  # fmt: skip
+          responses=v1_problems(404))  # fmt: skip
     async def stream(
         self,
         resources: AppResources,
         grant: Grant,
-        data: QueryRequest,
+        data: Annotated[QueryRequest, Body(schema_extra=CLOSED_OBJECT)],
         trace: Annotated[bool, Parameter(description="include the full trace")] = True,
     ) -> ServerSentEvent:
         """Stage progress while the question is answered, then the answer."""

@@ -8,7 +8,7 @@ from litestar import Controller, get
 from litestar.params import Parameter
 
 from service.api.auth import Grant
-from service.api.errors import not_found, problem_responses
+from service.api.errors import not_found, v1_problems
 from service.api.state import AppResources
 from service.api.trace_store import StoredTrace
 
@@ -21,7 +21,7 @@ class TraceController(Controller):
     path = "/traces"
     tags = ["traces"]  # noqa: RUF012
 
-    @get("/{trace_id:str}", sync_to_thread=False, responses=problem_responses(401, 404))
+    @get("/{trace_id:str}", sync_to_thread=False, responses=v1_problems(404))
     def get_trace(
         self,
         resources: AppResources,
