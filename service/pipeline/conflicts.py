@@ -7,7 +7,8 @@ span all count alike, because the whole documents are scanned. Facts whose quali
 (historical vs current, staging vs production, version 1.0 vs 2.0, Windows vs Android) are in
 different scopes and never conflict.
 
-Aligned facts (open prose) conflict only pairwise: their frames must match and the two
+Aligned facts (open prose) conflict only pairwise, across documents, and not when one value
+holds the other (an insertion): their frames must match and the two
 surroundings must agree on at least `aligned_min_shared_tokens` words, including at least
 `aligned_min_shared_values` figures or names, before the first difference. An edited copy of a
 statement passes; a shared template about another entity ("the population was …") stops at the
@@ -59,7 +60,7 @@ class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_qualified_subjects: int = 2  # subjects whose condition-scoped facts become evidence
     max_values_per_conflict: int = 4  # distinct values named in one conflict
     quote_chars: int = 160  # longest quote of a source sentence in a conflict's text
-    aligned_min_shared_tokens: int = 10  # words two aligned statements share around the value
+    aligned_min_shared_tokens: int = 8  # words two aligned statements share around the value
     aligned_min_shared_values: int = 1  # figures or names among those shared words
     aligned_max_bucket: int = 40  # aligned facts per frame compared pairwise
 
@@ -160,7 +161,10 @@ def _aligned_members(group: Sequence[Fact], settings: ConflictSettings) -> list[
     members: dict[int, Fact] = {}
     for i, a in enumerate(bucket):
         for b in bucket[i + 1 :]:
-            if a.norm == b.norm or (a.document_id == b.document_id and a.order == b.order):
+            # Another document only (a list repeats one frame by design); one value inside the
+            # other ("Croatia" vs "Croatia NDH") is an insertion, not a contradiction.
+            words_a, words_b = set(a.norm.split()), set(b.norm.split())
+            if a.document_id == b.document_id or words_a <= words_b or words_b <= words_a:
                 continue
             shared, anchors = _shared_context(a, b)
             if (

@@ -434,6 +434,8 @@ _NAMED: frozenset[FactKind] = frozenset({"location", "owner", "dependency", "for
 
 
 def _name_like(value: str, after: str) -> bool:
+    if len(value) < 2:
+        return False  # an initial cut off at its period ("owned by the E. W. Scripps ...")
     if re.search(r"[A-Z0-9.+#_/@-]", value):
         return True
     return re.fullmatch(r"[\s.;:!)\]\"'*_`]*", after) is not None
@@ -544,7 +546,7 @@ def _aligned_facts(
         if not _is_value_token(raw[index]):
             index += 1
             continue
-        end = index
+        end = index + 1
         limit = min(len(raw), index + settings.max_value_tokens)
         while end < limit and _is_value_token(raw[end]):
             end += 1

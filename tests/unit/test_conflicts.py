@@ -201,6 +201,26 @@ def test_aligned_values_that_are_conditions_do_not_conflict() -> None:
     assert values(passages) == []
 
 
+def test_an_inserted_word_is_not_a_contradiction() -> None:
+    text = (
+        "The Croatian kuna was introduced in the Independent State of {} on 26 July 1941 and was "
+        "fixed to the Reichsmark with dual exchange rates."
+    )
+    passages = document("a.md", text.format("Croatia NDH")) + document(
+        "b.md", text.format("Croatia")
+    )
+    assert values(passages) == []
+
+
+def test_aligned_statements_conflict_only_across_documents() -> None:
+    # a list repeats one frame with a different name per item by design
+    item = "The Power of Darkness is available online at {} in the public domain collection today."
+    passages = document("a.md", item.format("Marxists") + " " + item.format("RevoltLib"))
+    assert values(passages) == []
+    edited = document("a.md", item.format("Marxists")) + document("b.md", item.format("RevoltLib"))
+    assert values(edited) == [("Marxists", "RevoltLib")]
+
+
 def test_short_shared_context_is_not_enough() -> None:
     passages = document("a.md", "Tickets cost 12 dollars.")
     passages += document("b.md", "Tickets cost 15 dollars.")
