@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import time
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,7 @@ from service.db import graph_session
 from service.pipeline.runner import answer_question
 from service.settings import Settings, project_root
 
+FIT_STEPS = 20_000  # gradient steps of the answerability fit (2 features: converges slowly)
 COVERED_SHARE = 0.8  # of a gold sentence's characters inside cited spans
 RESULTS = project_root() / "bench" / "out" / "clapnq_answers.json"
 
@@ -118,6 +120,30 @@ def quote_mismatches(responses: Sequence[Mapping[str, Any]]) -> int:
     return bad
 
 
+def fit_answerability(
+    rows: Sequence[Mapping[str, Any]], responses: Sequence[Mapping[str, Any]]
+) -> tuple[float, float, float] | None:
+    """Logistic regression of answerable ~ (paragraph cosine, sentence cosine), plain gradient
+    descent; the weights to put into AnswerSettings (fit on half A only)."""
+    points = []
+    for row, response in zip(rows, responses, strict=True):
+        inputs = response["trace"]["ragSufficiencyReview"].get("answerabilityInputs")
+        if inputs:
+            points.append((float(inputs[0]), float(inputs[1]), 1.0 if row["answerable"] else 0.0))
+    if not points:
+        return None
+    w1 = w2 = b = 0.0
+    rate = 2.0
+    for _ in range(FIT_STEPS):
+        g1 = g2 = gb = 0.0
+        for x1, x2, y in points:
+            p = 1.0 / (1.0 + math.exp(-(w1 * x1 + w2 * x2 + b)))
+            g1, g2, gb = g1 + (p - y) * x1, g2 + (p - y) * x2, gb + (p - y)
+        n = len(points)
+        w1, w2, b = w1 - rate * g1 / n, w2 - rate * g2 / n, b - rate * gb / n
+    return round(w1, 2), round(w2, 2), round(b, 2)
+
+
 def percentile(values: Sequence[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
@@ -162,6 +188,8 @@ def main() -> None:
         for name, idx in halves.items()
     }
     mismatches = quote_mismatches(responses)
+    fitted = fit_answerability([rows[i] for i in halves["A (fit)"]],
+                               [responses[i] for i in halves["A (fit)"]])  # fmt: skip
     print(f"\nClapNQ dev, answer path without an LLM ({len(rows)} questions)")
     header = f"{'half':<14}{'n':>5}{'answered|ans':>14}{'abstained|unans':>17}{'bal.acc':>9}" \
              f"{'gold recall':>13}{'(answered)':>12}{'cited chars':>13}"  # fmt: skip
@@ -174,6 +202,8 @@ def main() -> None:
             f"{m['gold_sentence_recall_answered']:>12.3f}{m['mean_cited_chars']:>13.1f}"
         )
     print(f"citations whose quote != source[start:end]: {mismatches}")
+    if fitted:
+        print(f"answerability fit on half A (paragraph weight, sentence weight, bias): {fitted}")
     print(f"answer path latency: p50 {percentile(elapsed, 0.5):.0f} ms, "
           f"p95 {percentile(elapsed, 0.95):.0f} ms")  # fmt: skip
     RESULTS.write_text(json.dumps({"metrics": report, "quoteMismatches": mismatches,

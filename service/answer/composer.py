@@ -58,6 +58,7 @@ _CONSEQUENCE = re.compile(
     r"which means|overreach\w*|prevents?)\b",
     re.IGNORECASE,
 )
+_CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|outcomes?)\b", re.I)
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
 _HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
@@ -185,7 +186,11 @@ def select(
     elif profile == "causal_explain":
         take("lead", direct, 1)
         take("mechanism", [s for s in direct + context if _MECHANISM.search(s.text)], 2)
-        take("consequence", [s for s in direct + context + neighbours
+        # A section the author titled as the consequence comes first, in reading order.
+        titled = sorted((s for s in direct + context
+                         if any(_CONSEQUENCE_HEADING.search(h) for h in s.heading_path)),
+                        key=lambda s: s.order)  # fmt: skip
+        take("consequence", [s for s in titled + direct + context + neighbours
                              if _CONSEQUENCE.search(s.text)], 2)
         take("graph", [s for s in neighbours if re.search("CAUSES|ENABLES", s.relation or "")], 2)
         take("boundary", [s for s in direct + context if _BOUNDARY.search(s.text)], 1)

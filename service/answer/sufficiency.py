@@ -57,6 +57,7 @@ _CAUSAL = re.compile(
     r"导致|因为|所以|因此|机制",
     re.IGNORECASE,
 )
+_CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|results?|outcomes?)\b", re.I)
 _DEFINES = re.compile(
     r"\b(?:is|are|was|were|refers to|means|denotes|describes)\b|是|指", re.IGNORECASE
 )
@@ -95,6 +96,7 @@ class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
     missing_terms: tuple[str, ...]
     recoverable: bool
     answerability: float | None  # probability-like score of the answerability gate
+    answerability_inputs: tuple[float, float] | None = None  # (paragraph, sentence) cosine
     stale: tuple[str, ...] = ()  # paths of stale cited documents
 
 
@@ -135,16 +137,20 @@ def review_sufficiency(
     )
 
     answerability = _answerability(best_paragraph, support, settings)
+    names_itself = _names_the_concept(plan, direct, named)
     if answerability is not None:
+        passed = answerability >= settings.answerability_threshold or names_itself
         gates.append(
             Gate(
                 name="answerability",
-                passed=answerability >= settings.answerability_threshold,
+                passed=passed,
                 score=round(answerability, 3),
                 detail=f"best evidence supports the question with score {answerability:.2f} "
-                f"(threshold {settings.answerability_threshold})",
+                f"(threshold {settings.answerability_threshold})"
+                + ("; the question only names a concept its own document describes"
+                   if names_itself else ""),
             )
-        )
+        )  # fmt: skip
 
     intent_ok, intent_detail = _intent(plan, fragments, direct, operands_ok)
     gates.append(
@@ -267,6 +273,7 @@ def review_sufficiency(
         missing_terms=tuple(missing),
         recoverable=recoverable,
         answerability=None if answerability is None else round(answerability, 4),
+        answerability_inputs=_inputs(best_paragraph, support),
         stale=tuple(stale),
     )
 
@@ -341,17 +348,42 @@ def _intent(
         ok = bool(_STEPS.search(text))
         return ok, "steps found in the evidence" if ok else "a how-to needs steps; none found"
     if plan.intent == "causal":
-        ok = bool(_CAUSAL.search(text))
-        return ok, (
-            "mechanism or consequence found in the evidence" if ok
-            else "a causal answer needs mechanism or consequence; none found"
-        )  # fmt: skip
+        if not _CAUSAL.search(text):
+            return False, "a causal answer needs mechanism or consequence; none found"
+        # A consequence section hit only as a span: the consequence itself may sit in the
+        # sentences around it, which only its section (parent context) shows.
+        sections = {(f.document_id, f.heading_path) for f in fragments
+                    if f.role == "parent_context"}  # fmt: skip
+        cut = [
+            f for f in direct
+            if any(_CONSEQUENCE_HEADING.search(h) for h in f.heading_path)
+            and (f.document_id, f.heading_path) not in sections
+        ]  # fmt: skip
+        if cut:
+            return False, (
+                f"causal consequence seen only as {len(cut)} spans; its section is not in the "
+                "context"
+            )
+        return True, "mechanism or consequence found in the evidence"
     if plan.intent == "compare":
         return operands_ok, "both sides present" if operands_ok else "one compare side missing"
     if plan.intent == "definition":
         ok = any(_DEFINES.search(f.text) for f in direct)
         return ok, "a defining sentence found" if ok else "no defining sentence in direct support"
     return True, "generic question: key-term coverage decides"
+
+
+def _names_the_concept(
+    plan: QueryPlan, direct: Sequence[Fragment], named: Mapping[str, str]
+) -> bool:
+    """Every key term is part of a knowledge point name found in the question, and that
+    knowledge point has direct support: the question asks about the concept itself ('tell me
+    about optical bench drift'), which its own document answers whatever the wording."""
+    if not plan.terms or not named:
+        return False
+    supported = {f.knowledge_point_id for f in direct}
+    names = [name for name, kp in named.items() if kp in supported]
+    return all(any(compact_key(t) in name for name in names) for t in plan.terms)
 
 
 def _answerability(
@@ -369,3 +401,12 @@ def _answerability(
         + settings.answerability_bias
     )
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def _inputs(
+    best: tuple[str, str] | None, support: EvidenceSupport | None
+) -> tuple[float, float] | None:
+    if best is None or support is None or support.sentence_cosine is None:
+        return None
+    cosine = support.cosine.get(best[0])
+    return None if cosine is None else (round(cosine, 5), round(support.sentence_cosine, 5))

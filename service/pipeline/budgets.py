@@ -76,7 +76,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     recovery_passes: int = 1  # 0 disables recovery; more than 1 is refused
     recovery_window_paragraphs: int = 3  # added to every local window radius
     recovery_graph_neighbours: int = 1  # added per direction
-    recovery_parent_sections: int = 2  # more sections read whole as parent context
+    recovery_parent_sections: int = 3  # more sections read whole as parent context
     recovery_reserve_share: float = 0.4  # pack share held for parent/graph context (from 0.25)
     # Public answer size (one message).
     answer_sentences: int = 8
