@@ -45,7 +45,7 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
     state = FakeLlm(replies)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             reply = state.next_reply(body)
@@ -66,7 +66,7 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 

@@ -16,7 +16,16 @@ from service.answer.sufficiency import DocumentValidity, EvidenceSupport, review
 from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.evidence import SourceDecision
 from tests.unit.answer_fixtures import (
-    DOC, SOURCE, borderline_review, context, fragment, neighbour, pack_of, plan_for, pool_of, rows,
+    DOC,
+    SOURCE,
+    borderline_review,
+    context,
+    fragment,
+    neighbour,
+    pack_of,
+    plan_for,
+    pool_of,
+    rows,
 )  # fmt: skip
 
 SETTINGS = AnswerSettings()
