@@ -60,4 +60,3 @@ def test_shipped_registry_loads_and_every_file_declares_a_mode() -> None:
     assert {s.mode for s in registry} <= {"read", "write", "schema"}
     # schema/: applied at start-up; scope/: one large scope's own index, applied by ingest.
     assert all(s.name.startswith(("schema/", "scope/")) for s in registry if s.mode == "schema")
-    assert not any(s.mode == "schema" for s in registry if s.name.startswith("scope/label"))
