@@ -24,6 +24,7 @@ Facts are comparable only within one scope, so qualified facts never contradict 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -565,6 +566,7 @@ def _aligned_facts(
 
 # --- extraction over passages ----------------------------------------------------------------
 
+FACT_CACHE_PASSAGES = 8192  # paragraphs whose extracted facts are kept
 _SKIPPED_KINDS = frozenset({"code", "mermaid", "heading"})
 # Table rows repeat one frame with a different figure per row by design: not statements.
 _NOT_ALIGNED_KINDS = frozenset({"table"})
@@ -583,11 +585,21 @@ def extract_facts(
         kept = per_document.get(passage.document_id, 0)
         if kept >= settings.max_facts_per_document:
             continue
-        new = _passage_facts(passage, settings, len(facts))
+        new = [
+            msgspec.structs.replace(fact, order=len(facts) + i)
+            for i, fact in enumerate(_cached_passage_facts(passage, settings))
+        ]
         new = new[: settings.max_facts_per_document - kept]
         per_document[passage.document_id] = kept + len(new)
         facts.extend(new)
     return facts
+
+
+# The same documents are scanned for question after question, and extraction is pure: keep
+# the facts of recent paragraphs (numbered from 0; extract_facts renumbers them).
+@functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
+def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fact, ...]:
+    return tuple(_passage_facts(passage, settings, 0))
 
 
 def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list[Fact]:
