@@ -59,6 +59,7 @@ _CONSEQUENCE = re.compile(
     re.IGNORECASE,
 )
 _CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|outcomes?)\b", re.I)
+_VALUE = re.compile(r"\d")
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
 _HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
@@ -176,7 +177,9 @@ def select(
                 s for s in allowed if s.role == "direct_support"
                 and (s.knowledge_point_id in points or (words and words <= _words(s.text)))
             ] or [s for s in allowed if words and words <= _words(s.text)]  # fmt: skip
-            take(f"operand_{index}", side, 2)
+            # What the side is, then (when the evidence has one) a concrete value of it.
+            take(f"operand_{index}", side, 1)
+            take(f"operand_{index}", [s for s in side if _VALUE.search(s.text)] or side, 1)
         contrast = [s for s in allowed if s.role != "graph_neighbor_support"
                     and (_CONTRAST.search(s.text) or s.kind in ("mermaid", "table"))]
         take("contrast", contrast, 2)
@@ -197,7 +200,11 @@ def select(
     elif profile == "definition":
         defining = [s for s in direct if _DEFINING.search(s.text)] or direct
         take("definition", defining, 1)
-        take("attributes", [s for s in direct + context if s.kind != "mermaid"], 2)
+        # Attributes of the defined concept come from its own document first: a sibling page
+        # with a similar name is not about it.
+        home = defining[0].document_id if defining else None
+        own = [s for s in direct + context if s.kind != "mermaid" and s.document_id == home]
+        take("attributes", own or [s for s in direct + context if s.kind != "mermaid"], 3)
         leads = _leads([s for s in neighbours if s.kind != "mermaid"])
         take("graph_position", [s for s in leads if not _PROCEDURAL.search(s.quote)], 2)
     else:

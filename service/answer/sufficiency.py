@@ -159,8 +159,14 @@ def review_sufficiency(
     )  # fmt: skip
 
     lost = [d for d in pack.decisions if d.status == "source_window_unavailable"]
-    neighbours = len(context.predecessors) + len(context.successors)
+    window = (*context.predecessors, *context.successors)
+    neighbours = len(window)
     with_text = sum(1 for f in fragments if f.role == "graph_neighbor_support")
+    # A neighbour whose own document is already in the pack (the other side of a comparison,
+    # read as direct support) is evidenced by that text.
+    points = {f.knowledge_point_id for f in fragments}
+    documents = {f.document_id for f in fragments}
+    evidenced = sum(1 for n in window if n.id in points or n.document_id in documents)
     if not context.available:
         graph_ok, graph_detail = True, "graph unavailable: document-only context"
     elif lost:
@@ -169,11 +175,14 @@ def review_sufficiency(
             f"graph_neighbor_evidence_missing: {len(lost)} of {neighbours} neighbour source "
             "windows unavailable (known by title and relation only)"
         )
-    elif neighbours and not with_text:
+    elif neighbours and not evidenced:
         graph_ok, graph_detail = False, "graph_neighbor_evidence_missing: no neighbour text"
     else:
         graph_ok = True
-        graph_detail = f"{with_text} neighbour fragments for {neighbours} graph neighbours"
+        graph_detail = (
+            f"{evidenced} of {neighbours} graph neighbours evidenced by text in the context "
+            f"({with_text} neighbour fragments)"
+        )
     gates.append(
         Gate(name="graph_support", passed=graph_ok,
              score=1.0 if graph_ok else (with_text / max(neighbours, 1)), detail=graph_detail)
