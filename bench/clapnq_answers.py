@@ -206,10 +206,18 @@ def main() -> None:
         print(f"answerability fit on half A (paragraph weight, sentence weight, bias): {fitted}")
     print(f"answer path latency: p50 {percentile(elapsed, 0.5):.0f} ms, "
           f"p95 {percentile(elapsed, 0.95):.0f} ms")  # fmt: skip
+    questions = [
+        {"qid": row["qid"], "answerable": row["answerable"], "status": response["status"],
+         "review": {k: response["trace"]["ragSufficiencyReview"].get(k)
+                    for k in ("status", "reasons", "answerability", "answerabilityInputs")},
+         "citations": len(response["citations"]), "ms": round(ms, 1)}
+        for row, response, ms in zip(rows, responses, elapsed, strict=True)
+    ]  # fmt: skip
     RESULTS.write_text(json.dumps({"metrics": report, "quoteMismatches": mismatches,
+                                   "fittedOnA": fitted,
                                    "latencyMs": {"p50": percentile(elapsed, 0.5),
-                                                 "p95": percentile(elapsed, 0.95)}},
-                                  indent=1))  # fmt: skip
+                                                 "p95": percentile(elapsed, 0.95)},
+                                   "questions": questions}, indent=1))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -208,8 +208,16 @@ def select(
         leads = _leads([s for s in neighbours if s.kind != "mermaid"])
         take("graph_position", [s for s in leads if not _PROCEDURAL.search(s.quote)], 2)
     else:
-        take("answer", [s for s in direct if s in relevant] or direct, 3)
-        take("support", [s for s in context if s in relevant], 2)
+        # The best-matching page answers; its other on-topic sentences support it before any
+        # other page is quoted.
+        best = ([s for s in direct if s in relevant] or direct)[:1]
+        home = best[0].document_id if best else None
+        answer = [s for s in direct if s in relevant]
+        answer.sort(key=lambda s: s.document_id != home)  # stable: keeps the ranking
+        take("answer", answer or direct, 3)
+        support = [s for s in context if s in relevant]
+        support.sort(key=lambda s: s.document_id != home)
+        take("support", support, 3)
         take("graph", [s for s in neighbours if s in relevant], 1)
     return taken
 

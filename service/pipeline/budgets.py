@@ -63,9 +63,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # the best cosine of its sentences; below the threshold the
     # question is declined. Fitted on one half of the ClapNQ dev questions
     # (bench/clapnq_answers.py); the other half is reported beside it.
-    answerability_paragraph_weight: float = 7.95
-    answerability_sentence_weight: float = 7.2
-    answerability_bias: float = -10.51
+    answerability_paragraph_weight: float = 16.03
+    answerability_sentence_weight: float = 5.64
+    answerability_bias: float = -15.88
     answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
     answerability_threshold: float = 0.5  # probability; 0 disables the gate
     # The judge (only with a provider configured).
