@@ -250,7 +250,10 @@ def review_sufficiency(
         status, degradation = "insufficient", "insufficient_evidence"
     elif conflicts:
         status, degradation = "borderline", "conflict"
-    elif coverage < settings.borderline_coverage:
+    elif coverage < settings.borderline_coverage and answerability is None:
+        # Without the (calibrated) answerability score, low term coverage is the best signal;
+        # with it, low coverage only makes the answer partial (on ClapNQ half A this rule
+        # declined 24 answerable questions for 11 unanswerable ones).
         status, degradation = "insufficient", "insufficient_evidence"
     elif stale:
         status, degradation = "borderline", "stale_evidence"
