@@ -61,10 +61,15 @@ from ingest.problems import Problem
 from ingest.units import ParsedSource, embedding_input, read_source
 from service.db import open_graph
 from service.db.graph import Graph
+from service.pipeline.augment import augment_documents
 from service.pipeline.budgets import PipelineSettings
+from service.pipeline.context_pack import build_context_pack
+from service.pipeline.facts import forget_facts
+from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
 from service.pipeline.runner import answer_question, embed_in_background
+from service.pipeline.spans import forget_sentences
 from service.settings import Settings, project_root
 
 ROOT = project_root()
@@ -88,9 +93,10 @@ DIMENSIONS = 384
 WARMUP_QUESTIONS = 10
 VECTOR_INDEX = "paragraph_embedding"
 FULLTEXT_INDEX = "paragraph_search"
-MEASURES = ("whole", "retrieval", "embedding", "graphrag")
+MEASURES = ("whole", "answer", "retrieval", "embedding", "graphrag")
 MEASURE_NAMES = {
     "whole": "ours: whole evidence path",
+    "answer": "ours: whole answer path",
     "retrieval": "ours: retrieval stage (+embedding)",
     "embedding": "ours: query embedding alone",
     "graphrag": "neo4j-graphrag HybridRetriever",
@@ -637,7 +643,22 @@ def time_scale(
         retrieve_spans(graph.child(), plan, vector, settings, top_k=top_k)
         return (time.perf_counter() - started) * 1000
 
-    def whole(q: str, record: bool) -> float:
+    def whole(q: str) -> float:
+        """Plan -> context pack: the stages answer_question runs before its answer stages."""
+        started = time.perf_counter()
+        run = graph.child()
+        plan = plan_query(q, scope)
+        vector = embed_in_background(embedder, plan.query)
+        found = retrieve_spans(run, plan, vector, settings, top_k=top_k)
+        context = build_graph_context(run, plan, found, settings)
+        augmentation = augment_documents(run, plan, found, context, settings)
+        build_context_pack(
+            augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
+            unavailable=augmentation.unavailable,
+        )  # fmt: skip
+        return (time.perf_counter() - started) * 1000
+
+    def answer(q: str, record: bool) -> float:
         started = time.perf_counter()
         response = answer_question(graph, embedder, q, scope=scope, top_k=top_k)
         elapsed = (time.perf_counter() - started) * 1000
@@ -663,7 +684,8 @@ def time_scale(
 
     def run(q: str, rotation: int, record: bool) -> None:
         measures: list[tuple[str, Callable[[], float]]] = [
-            ("whole", lambda: whole(q, record)),
+            ("whole", lambda: whole(q)),
+            ("answer", lambda: answer(q, record)),
             ("retrieval", lambda: retrieval(q)),
             ("embedding", lambda: embedding(q)),
             ("graphrag", lambda: graphrag_ms(q, record)),
@@ -671,6 +693,7 @@ def time_scale(
         rotation %= len(measures)
         for name, measure in measures[rotation:] + measures[:rotation]:
             _forget_question_patterns(patterns)
+            forget_texts()
             elapsed = measure()
             if record:
                 result.times[name].append(elapsed)
@@ -684,6 +707,14 @@ def time_scale(
         if (i + 1) % 50 == 0:
             print(f"    {i + 1}/{len(questions)} questions", flush=True)
     result.cpu = window.finish()
+
+
+def forget_texts() -> None:
+    """Each measure meets the question's paragraphs cold too: the service keeps the sentence
+    splits and extracted facts of recent paragraphs, and a previous measure of the same question
+    would have filled them (the benchmark then understates what the caches give)."""
+    forget_sentences()
+    forget_facts()
 
 
 def _regex_cache_snapshot() -> dict[Any, Any]:
@@ -775,7 +806,7 @@ def report(results: Sequence[ScaleResult], meta: dict[str, Any]) -> list[str]:
             verdict = "met" if value <= target else "MISSED"
             lines.append(f"  {r.scale:<5} {name:<30} {value:8.2f}{unit:<3} target <= "
                          f"{target}{unit.strip()}  {verdict}")  # fmt: skip
-    lines += ["", "our path per stage (trace.timingsMs; plan includes the query embedding):"]
+    lines += ["", "our answer path per stage (trace.timingsMs; retrieval includes the embedding):"]
     stage_names = list(dict.fromkeys(k for r in results for s in r.stages for k in s))
     rows = []
     for stage in stage_names:

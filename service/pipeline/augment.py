@@ -59,6 +59,8 @@ class Augmentation(msgspec.Struct, frozen=True, kw_only=True):
     unavailable: tuple[SourceDecision, ...]
     observed_ids: frozenset[str]
     documents_read: tuple[str, ...]  # paths read completely
+    # The rows of those documents, in reading order: the answer stage quotes from them.
+    paragraphs: tuple[dict[str, Any], ...] = ()
 
 
 def fragment_id(role: str, document_id: str, start: int, end: int) -> str:
@@ -150,6 +152,7 @@ def augment_documents(
         unavailable=tuple(unavailable),
         observed_ids=frozenset(observed),
         documents_read=tuple(dict.fromkeys(str(r["path"]) for r in rows)),
+        paragraphs=tuple(dict(r) for r in rows),
     )
 
 

@@ -602,6 +602,11 @@ def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fac
     return tuple(_passage_facts(passage, settings, 0))
 
 
+def forget_facts() -> None:
+    """Empty the cache of extracted facts (benchmarks that meet every text cold)."""
+    _cached_passage_facts.cache_clear()
+
+
 def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list[Fact]:
     sentences = [
         s

@@ -13,6 +13,7 @@ import hashlib
 import math
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 import msgspec
@@ -52,7 +53,9 @@ from service.pipeline.retrieval import Retrieval, retrieve_spans
 from service.pipeline.spans import split_sentences
 from service.settings import Settings
 
-__all__ = ["QueryEmbedder", "QuestionError", "answer_question", "default_llm"]
+__all__ = [
+    "QueryEmbedder", "QuestionError", "answer_question", "default_llm", "embed_in_background"
+]
 
 _DEFAULT_LLM: list[ChatCompleter | None] = []
 
@@ -63,6 +66,16 @@ class QuestionError(ValueError):
 
 class QueryEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+# Query embeddings run beside retrieval's lexical reads (Neo4j waits, the model computes).
+# Two workers: at most two inferences at once on this 2-core class of machine.
+_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+
+
+def embed_in_background(embedder: QueryEmbedder, text: str) -> Future[list[float]]:
+    """The question's embedding, computed while retrieval's first reads wait on Neo4j."""
+    return _QUERY_EMBEDDING.submit(lambda: embedder.embed([text])[0])
 
 
 def default_llm() -> ChatCompleter | None:
@@ -111,17 +124,21 @@ def answer_question(
         started = now
 
     plan = plan_query(query, scope, depth)
-    vector = embedder.embed([plan.query])[0] if embedder is not None else None
     lap("plan")
-    retrieval = retrieve_spans(run, plan, vector, settings, top_k=top_k)
+    embedding = embed_in_background(embedder, plan.query) if embedder is not None else None
+    retrieval = retrieve_spans(run, plan, embedding, settings, top_k=top_k)
+    vector = embedding.result() if embedding is not None else None
     lap("retrieval")
     named = {compact_key(n.matched): n.id for n in retrieval.names}
     operand_points = [(n.operand, n.id) for n in retrieval.names if n.operand is not None]
-    support, validity = _support(run, embedder, retrieval, vector, answer_settings)
+    # The best paragraph's sentences embed while graph context and augmentation read Neo4j.
+    sentences = _answerability_sentences(embedder, retrieval, vector, answer_settings)
     best = (retrieval.hits[0].paragraph_id, retrieval.hits[0].text) if retrieval.hits else None
-    lap("support")
+    support: EvidenceSupport | None = None
+    validity: dict[str, DocumentValidity] = {}
 
     def one_pass(pass_settings: PipelineSettings, policy: PackPolicy) -> _Pass:
+        nonlocal support, validity  # read once, on the first pass
         context = build_graph_context(run, plan, retrieval, pass_settings)
         lap("graphContext")
         augmentation = augment_documents(run, plan, retrieval, context, pass_settings)
@@ -131,6 +148,9 @@ def answer_question(
             unavailable=augmentation.unavailable, policy=policy,
         )  # fmt: skip
         lap("contextPack")
+        if support is None:
+            support, validity = _support(run, retrieval, vector, sentences)
+            lap("support")
         review = review_sufficiency(
             plan, pack, context, named=named, operand_points=operand_points, validity=validity,
             support=support, best_paragraph=best, settings=answer_settings,
@@ -184,10 +204,8 @@ def answer_question(
             "not recoverable by wider reading: " + first.review.degradation)
     context, pack, review = final.context, final.pack, final.review
 
-    documents = sorted({f.document_id for f in pack.fragments})
-    paragraphs = (
-        run.read("evidence/document_paragraphs", documentIds=documents) if documents else []
-    )
+    documents = {f.document_id for f in pack.fragments}
+    paragraphs = [r for r in final.augmentation.paragraphs if r["documentId"] in documents]
     pool = evidence_sentences(pack, paragraphs)
     verified, rejected = verify_quotes(pool, paragraphs)
     pool = tuple(verified)
@@ -241,12 +259,26 @@ def answer_question(
     }
 
 
-def _support(
-    graph: Graph,
+def _answerability_sentences(
     embedder: QueryEmbedder | None,
     retrieval: Retrieval,
     vector: Sequence[float] | None,
     settings: AnswerSettings,
+) -> Future[list[list[float]]] | None:
+    """The best hit's first sentences, embedding in the background (see _support)."""
+    if embedder is None or vector is None or not retrieval.hits:
+        return None
+    texts = [s.text for s in split_sentences(retrieval.hits[0].text)]
+    texts = texts[: settings.answerability_sentences]
+    # Sentences only: pairs of sentences doubled the embedding time for little gain.
+    return _QUERY_EMBEDDING.submit(embedder.embed, texts) if texts else None
+
+
+def _support(
+    graph: Graph,
+    retrieval: Retrieval,
+    vector: Sequence[float] | None,
+    sentences: Future[list[list[float]]] | None,
 ) -> tuple[EvidenceSupport, dict[str, DocumentValidity]]:
     ids = [h.paragraph_id for h in retrieval.hits]
     if not ids:
@@ -261,12 +293,8 @@ def _support(
         for r in rows
     }  # fmt: skip
     sentence_cosine = None
-    if embedder is not None and vector is not None:
-        sentences = [s.text for s in split_sentences(retrieval.hits[0].text)]
-        sentences = sentences[: settings.answerability_sentences]
-        if sentences:  # sentences only: pairs doubled the embedding time for little gain
-            embedded = embedder.embed(sentences)
-            sentence_cosine = max(_cos(vector, e) for e in embedded)
+    if sentences is not None and vector is not None:
+        sentence_cosine = max(_cos(vector, e) for e in sentences.result())
     return EvidenceSupport(cosine=cosine, sentence_cosine=sentence_cosine), validity
 
 

@@ -81,6 +81,11 @@ class Segment(msgspec.Struct, frozen=True):
     score: float  # sum of (score - threshold) over the run
 
 
+def forget_sentences() -> None:
+    """Empty the cache of sentence splits (benchmarks that meet every text cold)."""
+    _sentences.cache_clear()
+
+
 # --- sentences -------------------------------------------------------------------------------
 
 

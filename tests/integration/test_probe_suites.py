@@ -17,7 +17,7 @@ from service.probes.runner import run_probes
 from service.settings import Settings, project_root
 from tests.integration.conftest import delete_scope
 
-SUITES = ["pipeline.yaml", "answers.yaml"]
+SUITES = ["pipeline.yaml", "answers.yaml", "conflicts.yaml"]
 
 
 @pytest.mark.parametrize("suite", SUITES)
