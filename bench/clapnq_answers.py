@@ -1,6 +1,7 @@
 """The whole answer path on ClapNQ dev (all 600 questions), with no LLM.
 
     .venv/bin/python bench/clapnq_answers.py [--eval-dir ../shared/eval] [--ingest] [--limit N]
+    .venv/bin/python bench/clapnq_answers.py --fit   # refit the weights from the last run
 
 Uses the `eval-clapnq` scope that bench/retrieval_quality.py builds (its Markdown files under
 bench/out/eval-kb/ and its ingest; pass --ingest to (re)build and ingest them, which is
@@ -18,7 +19,9 @@ idempotent). Every question goes through answer_question(llm=False), as the API 
 - latency: p50/p95 of answer_question wall time (the whole answer path, embeddings included).
 
 Halves: questions at even positions of dev_queries.jsonl (half A) were used to fit the
-answerability weights (AnswerSettings); half B was not looked at while fitting. Both are printed.
+answerability weights (AnswerSettings; the features of every question are in the trace and in
+bench/out/clapnq_answers.json, so --fit refits them without a run) and to choose the features;
+half B was not looked at while fitting. Both are printed.
 Data: ClapNQ (Apache-2.0; passages from Wikipedia, CC BY-SA), see ../shared/eval/README.md.
 """
 
@@ -26,12 +29,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bench.retrieval_quality import CLAPNQ, KB, MAP_FILE, build_corpora, read_jsonl
 from ingest.embeddings import SentenceTransformerEmbedder
@@ -40,7 +44,6 @@ from service.db import graph_session
 from service.pipeline.runner import answer_question
 from service.settings import Settings, project_root
 
-FIT_STEPS = 20_000  # gradient steps of the answerability fit (2 features: converges slowly)
 COVERED_SHARE = 0.8  # of a gold sentence's characters inside cited spans
 RESULTS = project_root() / "bench" / "out" / "clapnq_answers.json"
 
@@ -120,28 +123,92 @@ def quote_mismatches(responses: Sequence[Mapping[str, Any]]) -> int:
     return bad
 
 
+# AnswerabilityFeatures (trace names) -> the AnswerSettings weight each fit coefficient goes to.
+WEIGHTS = {
+    "paragraphCosine": "answerability_paragraph_weight",
+    "sentenceCosine": "answerability_sentence_weight",
+    "secondSentenceCosine": "answerability_second_sentence_weight",
+    "sentenceCoverage": "answerability_sentence_coverage_weight",
+    "paragraphCoverage": "answerability_paragraph_coverage_weight",
+    "offTopicCoverage": "answerability_off_topic_coverage_weight",
+    "answerTypeMissing": "answerability_answer_type_weight",
+    "fulltextAgreement": "answerability_fulltext_weight",
+    "documentMargin": "answerability_margin_weight",
+}
+FIT_FEATURES = tuple(WEIGHTS)  # the features the fit may weigh (others get weight 0)
+FIT_L2 = 0.01  # ridge penalty on the standardised coefficients (keeps weak features small)
+FIT_ITERATIONS = 50  # Newton steps of the logistic fit (converges in about ten)
+
+
 def fit_answerability(
-    rows: Sequence[Mapping[str, Any]], responses: Sequence[Mapping[str, Any]]
-) -> tuple[float, float, float] | None:
-    """Logistic regression of answerable ~ (paragraph cosine, sentence cosine), plain gradient
-    descent; the weights to put into AnswerSettings (fit on half A only)."""
-    points = []
-    for row, response in zip(rows, responses, strict=True):
-        inputs = response["trace"]["ragSufficiencyReview"].get("answerabilityInputs")
-        if inputs:
-            points.append((float(inputs[0]), float(inputs[1]), 1.0 if row["answerable"] else 0.0))
-    if not points:
+    points: Sequence[tuple[Mapping[str, float], bool]],
+    features: Sequence[str] = FIT_FEATURES,
+    l2: float = FIT_L2,
+) -> dict[str, float] | None:
+    """L2-regularised logistic regression of answerable ~ features (Newton's method on the
+    standardised features, coefficients mapped back to raw scale): the AnswerSettings weights,
+    by field name, to fit on half A only."""
+    rows = [(x, y) for x, y in points if all(f in x for f in features)]
+    if not rows:
         return None
-    w1 = w2 = b = 0.0
-    rate = 2.0
-    for _ in range(FIT_STEPS):
-        g1 = g2 = gb = 0.0
-        for x1, x2, y in points:
-            p = 1.0 / (1.0 + math.exp(-(w1 * x1 + w2 * x2 + b)))
-            g1, g2, gb = g1 + (p - y) * x1, g2 + (p - y) * x2, gb + (p - y)
-        n = len(points)
-        w1, w2, b = w1 - rate * g1 / n, w2 - rate * g2 / n, b - rate * gb / n
-    return round(w1, 2), round(w2, 2), round(b, 2)
+    data = np.array([[x[f] for f in features] for x, _ in rows], dtype=float)
+    target = np.array([1.0 if y else 0.0 for _, y in rows])
+    mean, spread = data.mean(axis=0), data.std(axis=0)
+    spread[spread == 0] = 1.0
+    design = np.c_[(data - mean) / spread, np.ones(len(data))]
+    penalty = np.diag([l2] * len(features) + [0.0]) * len(data)
+    coef = np.zeros(design.shape[1])
+    for _ in range(FIT_ITERATIONS):
+        p = 1.0 / (1.0 + np.exp(-design @ coef))
+        gradient = design.T @ (p - target) + penalty @ coef
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        coef -= np.linalg.solve(hessian, gradient)
+    raw = coef[:-1] / spread
+    weights = {WEIGHTS[f]: round(float(w), 3) for f, w in zip(features, raw, strict=True)}
+    weights["answerability_bias"] = round(float(coef[-1] - (raw * mean).sum()), 3)
+    return weights
+
+
+def answerability_points(
+    rows: Sequence[Mapping[str, Any]], questions: Sequence[Mapping[str, Any]]
+) -> list[tuple[dict[str, float], bool]]:
+    """(features, answerable) of the questions whose trace has answerability inputs."""
+    return [
+        (dict(q["review"]["answerabilityInputs"]), bool(row["answerable"]))
+        for row, q in zip(rows, questions, strict=True)
+        if q["review"].get("answerabilityInputs")
+    ]
+
+
+def refit(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Fit the weights on half A of the last run's features and print them with the balanced
+    accuracy of the gate alone (score >= 0.5 answers) on both halves; only half A is fitted."""
+    questions = json.loads(RESULTS.read_text(encoding="utf-8"))["questions"]
+    if [q["qid"] for q in questions] != [r["qid"] for r in rows[: len(questions)]]:
+        raise SystemExit(f"{RESULTS} does not hold these questions in this order")
+    fitted = fit_answerability(answerability_points(rows[::2], questions[::2]))
+    if fitted is None:
+        raise SystemExit("no answerability inputs in the last run")
+    print("answerability weights fitted on half A:")
+    for name, weight in fitted.items():
+        print(f"    {name}: float = {weight}")
+    for half, offset in (("A (fit)", 0), ("B (held out)", 1)):
+        points = answerability_points(rows[offset::2], questions[offset::2])
+        print(f"gate alone, half {half}: balanced accuracy {gate_accuracy(points, fitted):.3f}")
+
+
+def gate_accuracy(
+    points: Sequence[tuple[Mapping[str, float], bool]], weights: Mapping[str, float]
+) -> float:
+    """Balanced accuracy of answering when the logistic score is >= 0.5 (z >= 0)."""
+    decided = [
+        (weights["answerability_bias"] + sum(weights[WEIGHTS[f]] * v for f, v in x.items()
+                                             if f in WEIGHTS) >= 0, y)
+        for x, y in points
+    ]  # fmt: skip
+    answered = [d for d, y in decided if y]
+    declined = [not d for d, y in decided if not y]
+    return (sum(answered) / max(len(answered), 1) + sum(declined) / max(len(declined), 1)) / 2
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -155,8 +222,14 @@ def main() -> None:
                         default=project_root().parent / "shared" / "eval")  # fmt: skip
     parser.add_argument("--ingest", action="store_true", help="(re)build and ingest the corpus")
     parser.add_argument("--limit", type=int, default=0, help="first N questions only (smoke)")
+    parser.add_argument(
+        "--fit", action="store_true", help=f"no run: refit the weights from {RESULTS.name}"
+    )
     args = parser.parse_args()
     eval_dir: Path = args.eval_dir.resolve()
+    if args.fit:
+        refit(read_jsonl(eval_dir / "clapnq" / "derived" / "dev_queries.jsonl"))
+        return
     settings = Settings.from_env()
     if args.ingest or not MAP_FILE.is_file():
         build_corpora(eval_dir)
@@ -188,8 +261,6 @@ def main() -> None:
         for name, idx in halves.items()
     }
     mismatches = quote_mismatches(responses)
-    fitted = fit_answerability([rows[i] for i in halves["A (fit)"]],
-                               [responses[i] for i in halves["A (fit)"]])  # fmt: skip
     print(f"\nClapNQ dev, answer path without an LLM ({len(rows)} questions)")
     header = f"{'half':<14}{'n':>5}{'answered|ans':>14}{'abstained|unans':>17}{'bal.acc':>9}" \
              f"{'gold recall':>13}{'(answered)':>12}{'cited chars':>13}"  # fmt: skip
@@ -202,8 +273,6 @@ def main() -> None:
             f"{m['gold_sentence_recall_answered']:>12.3f}{m['mean_cited_chars']:>13.1f}"
         )
     print(f"citations whose quote != source[start:end]: {mismatches}")
-    if fitted:
-        print(f"answerability fit on half A (paragraph weight, sentence weight, bias): {fitted}")
     print(f"answer path latency: p50 {percentile(elapsed, 0.5):.0f} ms, "
           f"p95 {percentile(elapsed, 0.95):.0f} ms")  # fmt: skip
     questions = [
@@ -213,6 +282,9 @@ def main() -> None:
          "citations": len(response["citations"]), "ms": round(ms, 1)}
         for row, response, ms in zip(rows, responses, elapsed, strict=True)
     ]  # fmt: skip
+    fitted = fit_answerability(answerability_points(rows[::2], questions[::2]))
+    if fitted:
+        print(f"answerability weights refitted on half A: {fitted}")
     RESULTS.write_text(json.dumps({"metrics": report, "quoteMismatches": mismatches,
                                    "fittedOnA": fitted,
                                    "latencyMs": {"p50": percentile(elapsed, 0.5),

@@ -35,10 +35,12 @@ from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
 
 __all__ = [
+    "AnswerabilityFeatures",
     "DocumentValidity",
     "EvidenceSupport",
     "Gate",
     "SufficiencyReview",
+    "answerability_features",
     "review_sufficiency",
     "stale_documents",
 ]
@@ -79,10 +81,31 @@ class DocumentValidity(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class EvidenceSupport(msgspec.Struct, frozen=True, kw_only=True):
-    """Signals from the stored paragraphs: cosine of each hit paragraph to the question."""
+    """Signals from the stored paragraphs and the retrieval ranking, read once per question."""
 
     cosine: Mapping[str, float] = msgspec.field(default_factory=dict)  # paragraph id -> cosine
-    sentence_cosine: float | None = None  # best sentence (or pair) of the best hit paragraph
+    sentence_cosine: float | None = None  # best sentence of the best hit paragraph
+    # The best hit paragraph's embedded sentences and their cosines (same order); empty when
+    # only sentence_cosine is known.
+    sentences: tuple[str, ...] = ()
+    sentence_cosines: tuple[float, ...] = ()
+    topic: str = ""  # the best hit's document title and heading path (what it is about)
+    fulltext_rank: int | None = None  # the best hit's rank in the full-text channel, if ranked
+    other_document_cosine: float | None = None  # best cosine of a hit in another document
+
+
+class AnswerabilityFeatures(msgspec.Struct, frozen=True, kw_only=True):
+    """Inputs of the answerability score (each in [0, 1]), recorded in the trace."""
+
+    paragraph_cosine: float  # best hit paragraph (its stored embedding) to the question
+    sentence_cosine: float  # its best sentence to the question
+    second_sentence_cosine: float  # its second-best sentence (= best when it has one)
+    sentence_coverage: float  # share of the key terms in the best sentence
+    paragraph_coverage: float  # share of the key terms in the best paragraph
+    off_topic_coverage: float  # key terms not in the title/headings that the paragraph has
+    answer_type_missing: float  # 1: a when/how-many/who/where question, no such value near
+    fulltext_agreement: float  # 1 / full-text rank of the best hit (0: not ranked there)
+    document_margin: float  # best paragraph cosine minus the best one of another document
 
 
 class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
@@ -96,7 +119,7 @@ class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
     missing_terms: tuple[str, ...]
     recoverable: bool
     answerability: float | None  # probability-like score of the answerability gate
-    answerability_inputs: tuple[float, float] | None = None  # (paragraph, sentence) cosine
+    answerability_inputs: dict[str, float] | None = None  # AnswerabilityFeatures, by name
     stale: tuple[str, ...] = ()  # paths of stale cited documents
 
 
@@ -136,7 +159,8 @@ def review_sufficiency(
         )
     )
 
-    answerability = _answerability(best_paragraph, support, settings)
+    features = answerability_features(plan, best_paragraph, support)
+    answerability = _answerability(features, settings)
     names_itself = _names_the_concept(plan, direct, named)
     if answerability is not None:
         passed = answerability >= settings.answerability_threshold or names_itself
@@ -285,7 +309,7 @@ def review_sufficiency(
         missing_terms=tuple(missing),
         recoverable=recoverable,
         answerability=None if answerability is None else round(answerability, 4),
-        answerability_inputs=_inputs(best_paragraph, support),
+        answerability_inputs=_inputs(features),
         stale=tuple(stale),
     )
 
@@ -398,27 +422,129 @@ def _names_the_concept(
     return all(any(compact_key(t) in name for name in names) for t in plan.terms)
 
 
-def _answerability(
-    best: tuple[str, str] | None, support: EvidenceSupport | None, settings: AnswerSettings
-) -> float | None:
-    """Logistic score of the best hit paragraph's cosine and its best sentence cosine."""
-    if best is None or support is None or settings.answerability_threshold <= 0:
+def answerability_features(
+    plan: QueryPlan, best: tuple[str, str] | None, support: EvidenceSupport | None
+) -> AnswerabilityFeatures | None:
+    """The answerability inputs of the best hit paragraph, or None without its cosines."""
+    if best is None or support is None:
         return None
     cosine = support.cosine.get(best[0])
-    if cosine is None or support.sentence_cosine is None:
+    ranked = sorted(zip(support.sentence_cosines, support.sentences, strict=True), reverse=True)
+    if not ranked and support.sentence_cosine is not None:
+        ranked = [(support.sentence_cosine, best[1])]  # sentences unknown: the paragraph
+    if cosine is None or not ranked:
         return None
+    paragraph = best[1]
+    terms = plan.terms
+    topic = _words(support.topic)
+    on_topic = [t for t in terms if _has_term(support.topic, t, topic)]
+    off_topic = [t for t in terms if t not in on_topic]
+    near = " ".join(text for _, text in ranked[: _TYPE_SENTENCES])
+    rank = support.fulltext_rank
+    other = support.other_document_cosine
+    return AnswerabilityFeatures(
+        paragraph_cosine=cosine,
+        sentence_cosine=ranked[0][0],
+        second_sentence_cosine=ranked[min(1, len(ranked) - 1)][0],
+        sentence_coverage=_share(terms, ranked[0][1]),
+        paragraph_coverage=_share(terms, paragraph),
+        off_topic_coverage=_share(off_topic, paragraph),
+        answer_type_missing=0.0 if _answer_type_found(plan.query, near) else 1.0,
+        fulltext_agreement=1.0 / rank if rank else 0.0,
+        document_margin=cosine - other if other is not None else 0.0,
+    )
+
+
+def _inputs(features: AnswerabilityFeatures | None) -> dict[str, float] | None:
+    """The features by camelCase name, for the trace."""
+    if features is None:
+        return None
+    head = {k: round(v, 5) for k, v in msgspec.structs.asdict(features).items()}
+    return {k.split("_")[0] + "".join(p.title() for p in k.split("_")[1:]): v
+            for k, v in head.items()}  # fmt: skip
+
+
+def _answerability(
+    features: AnswerabilityFeatures | None, settings: AnswerSettings
+) -> float | None:
+    """Logistic score over the answerability features with the weights of AnswerSettings."""
+    if features is None or settings.answerability_threshold <= 0:
+        return None
+    f, w = features, settings
     z = (
-        settings.answerability_paragraph_weight * cosine
-        + settings.answerability_sentence_weight * support.sentence_cosine
-        + settings.answerability_bias
+        w.answerability_paragraph_weight * f.paragraph_cosine
+        + w.answerability_sentence_weight * f.sentence_cosine
+        + w.answerability_second_sentence_weight * f.second_sentence_cosine
+        + w.answerability_sentence_coverage_weight * f.sentence_coverage
+        + w.answerability_paragraph_coverage_weight * f.paragraph_coverage
+        + w.answerability_off_topic_coverage_weight * f.off_topic_coverage
+        + w.answerability_answer_type_weight * f.answer_type_missing
+        + w.answerability_fulltext_weight * f.fulltext_agreement
+        + w.answerability_margin_weight * f.document_margin
+        + w.answerability_bias
     )
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def _inputs(
-    best: tuple[str, str] | None, support: EvidenceSupport | None
-) -> tuple[float, float] | None:
-    if best is None or support is None or support.sentence_cosine is None:
-        return None
-    cosine = support.cosine.get(best[0])
-    return None if cosine is None else (round(cosine, 5), round(support.sentence_cosine, 5))
+# Expected answer types: a question of this kind is answered by a sentence holding this kind of
+# value (looked for in the best few sentences of the best paragraph).
+_TYPE_SENTENCES = 2
+_WHEN = re.compile(r"\b(?:when|what (?:year|date|time|century|decade))\b", re.I)
+_HOW_MANY = re.compile(r"\bhow (?:many|much|long|old|far|big|tall|often)\b", re.I)
+_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
+_WHERE = re.compile(r"\bwhere\b", re.I)
+_DATE = re.compile(
+    r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|century|decade|season|episode|year|ago)\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|"
+    r"thousand|million|billion|dozen|several|many|few)\b",
+    re.I,
+)
+_NAME = re.compile(r"(?<=[^.!?\s]\s)[A-Z][a-z]+")  # a capitalised word inside a sentence
+
+
+def _answer_type_found(question: str, text: str) -> bool:
+    """Whether `text` holds the kind of value the question asks for (True when it asks for
+    no particular kind)."""
+    if _WHEN.search(question):
+        return bool(_DATE.search(text))
+    if _HOW_MANY.search(question):
+        return bool(_NUMBER.search(text))
+    if _WHO.search(question) or _WHERE.search(question):
+        asked = question.lower()
+        return any(name.lower() not in asked for name in _NAME.findall(text))
+    return True
+
+
+_SUFFIX = re.compile(r"(?:ings?|ed|es|s|ly)$")
+
+
+def _stem(word: str) -> str:
+    """A crude English stem ('filmed', 'filming', 'films' -> 'film'), enough to match a key
+    term against the words of one sentence."""
+    stem = _SUFFIX.sub("", word)
+    return stem if len(stem) >= 3 else word
+
+
+def _words(text: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def _has_term(text: str, term: str, words: set[str]) -> bool:
+    """A Latin word term matches a word of the text by stem; other terms (CJK, compounds)
+    match by their compact form, as in _coverage."""
+    if term.isascii() and term.isalnum():
+        return _stem(term) in words
+    key = compact_key(term)
+    return bool(key) and key in compact_key(text)
+
+
+def _share(terms: Sequence[str], text: str) -> float:
+    """Share of `terms` found in `text` (1.0 when there are none to find)."""
+    words = _words(text)
+    return sum(1 for t in terms if _has_term(text, t, words)) / len(terms) if terms else 1.0
+
+

@@ -59,12 +59,19 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Sufficiency: share of the question's key terms that direct support must cover.
     sufficient_coverage: float = 0.6
     borderline_coverage: float = 0.3
-    # Answerability: logistic score over the cosine of the best hit paragraph to the question and
-    # the best cosine of its sentences; below the threshold the
-    # question is declined. Fitted on one half of the ClapNQ dev questions
-    # (bench/clapnq_answers.py); the other half is reported beside it.
+    # Answerability: logistic score over the features of the best hit paragraph
+    # (service/answer/sufficiency.py AnswerabilityFeatures); below the threshold the question
+    # is declined. Fitted on one half of the ClapNQ dev questions (bench/clapnq_answers.py
+    # --fit); the other half is reported beside it.
     answerability_paragraph_weight: float = 16.03
     answerability_sentence_weight: float = 5.64
+    answerability_second_sentence_weight: float = 0.0
+    answerability_sentence_coverage_weight: float = 0.0
+    answerability_paragraph_coverage_weight: float = 0.0
+    answerability_off_topic_coverage_weight: float = 0.0
+    answerability_answer_type_weight: float = 0.0
+    answerability_fulltext_weight: float = 0.0
+    answerability_margin_weight: float = 0.0
     answerability_bias: float = -15.88
     answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
     answerability_threshold: float = 0.5  # probability; 0 disables the gate

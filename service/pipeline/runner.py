@@ -259,32 +259,38 @@ def answer_question(
     }
 
 
+_Sentences = tuple[tuple[str, ...], Future[list[list[float]]]]
+
+
 def _answerability_sentences(
     embedder: QueryEmbedder | None,
     retrieval: Retrieval,
     vector: Sequence[float] | None,
     settings: AnswerSettings,
-) -> Future[list[list[float]]] | None:
+) -> _Sentences | None:
     """The best hit's first sentences, embedding in the background (see _support)."""
     if embedder is None or vector is None or not retrieval.hits:
         return None
     texts = [s.text for s in split_sentences(retrieval.hits[0].text)]
     texts = texts[: settings.answerability_sentences]
     # Sentences only: pairs of sentences doubled the embedding time for little gain.
-    return _QUERY_EMBEDDING.submit(embedder.embed, texts) if texts else None
+    return (tuple(texts), _QUERY_EMBEDDING.submit(embedder.embed, texts)) if texts else None
 
 
 def _support(
     graph: Graph,
     retrieval: Retrieval,
     vector: Sequence[float] | None,
-    sentences: Future[list[list[float]]] | None,
+    sentences: _Sentences | None,
 ) -> tuple[EvidenceSupport, dict[str, DocumentValidity]]:
     ids = [h.paragraph_id for h in retrieval.hits]
     if not ids:
         return EvidenceSupport(), {}
     rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector or []))
     cosine = {str(r["paragraphId"]): float(r["cosine"]) for r in rows if r["cosine"] is not None}
+    best = retrieval.hits[0]
+    others = [cosine[h.paragraph_id] for h in retrieval.hits
+              if h.document_id != best.document_id and h.paragraph_id in cosine]  # fmt: skip
     validity = {
         str(r["documentId"]): DocumentValidity(
             document_id=str(r["documentId"]), path=str(r["path"]), updated=r["updated"],
@@ -292,10 +298,17 @@ def _support(
         )
         for r in rows
     }  # fmt: skip
-    sentence_cosine = None
+    texts: tuple[str, ...] = ()
+    cosines: tuple[float, ...] = ()
     if sentences is not None and vector is not None:
-        sentence_cosine = max(_cos(vector, e) for e in sentences.result())
-    return EvidenceSupport(cosine=cosine, sentence_cosine=sentence_cosine), validity
+        texts = sentences[0]
+        cosines = tuple(_cos(vector, e) for e in sentences[1].result())
+    support = EvidenceSupport(
+        cosine=cosine, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
+        sentence_cosines=cosines, topic=" ".join((best.title, *best.heading_path)),
+        fulltext_rank=best.ranks.get("fulltext"), other_document_cosine=max(others, default=None),
+    )  # fmt: skip
+    return support, validity
 
 
 def _cos(a: Sequence[float], b: Sequence[float]) -> float:

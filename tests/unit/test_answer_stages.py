@@ -12,7 +12,12 @@ from service.answer.composer import Draft, DraftSentence, compose_answer
 from service.answer.recovery import recovery_settings, should_recover
 from service.answer.release import release, review_release
 from service.answer.sentences import public_text
-from service.answer.sufficiency import DocumentValidity, EvidenceSupport, review_sufficiency
+from service.answer.sufficiency import (
+    DocumentValidity,
+    EvidenceSupport,
+    answerability_features,
+    review_sufficiency,
+)
 from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.evidence import SourceDecision
 from tests.unit.answer_fixtures import (
@@ -101,6 +106,46 @@ def test_answerability_gate_declines_far_evidence() -> None:
                    sentence_cosine=0.8), best_paragraph=best)  # fmt: skip
     assert far.status == "insufficient" and not far.recoverable
     assert near.status == "sufficient"
+    assert near.answerability_inputs is not None
+    assert near.answerability_inputs["paragraphCosine"] == 0.8
+
+
+_FILMING = ("Filming began in Atlanta in 2015 .", "The series was created by two brothers .")
+
+
+def _features(query: str, sentences: tuple[str, ...] = _FILMING, **support):  # type: ignore[no-untyped-def]
+    kw = {"cosine": {"p0": 0.8}, "sentences": sentences,
+          "sentence_cosines": tuple(0.6 - 0.1 * i for i in range(len(sentences))),
+          "topic": "Stranger Things", **support}  # fmt: skip
+    features = answerability_features(
+        plan_for(query), ("p0", " ".join(sentences)), EvidenceSupport(**kw)
+    )
+    assert features is not None
+    return features
+
+
+def test_answerability_features_read_the_best_sentences() -> None:
+    f = _features("when was the first season of stranger things filmed?")
+    assert (f.sentence_cosine, f.second_sentence_cosine) == (0.6, 0.5)
+    assert f.answer_type_missing == 0.0  # 2015 answers a when-question
+    assert 0 < f.sentence_coverage < 1  # 'filmed' matches 'Filming'; 'season' is missing
+    # the title's words are the topic: only 'first', 'season', 'filmed' must be in the text
+    assert f.off_topic_coverage == pytest.approx(1 / 3)
+
+
+def test_answerability_features_miss_the_asked_type_and_rank_disagreement() -> None:
+    no_date = ("The series is set in a small town .", "It follows a group of children .")
+    f = _features("when was stranger things filmed?", no_date, fulltext_rank=4,
+                  other_document_cosine=0.7)  # fmt: skip
+    assert f.answer_type_missing == 1.0
+    assert f.fulltext_agreement == 0.25
+    assert f.document_margin == pytest.approx(0.1)
+    how_many = _features("how many seasons does stranger things have?", no_date)
+    assert how_many.answer_type_missing == 1.0
+    who = _features("who created stranger things?", ("It was created by Matt Duffer .",))
+    assert who.answer_type_missing == 0.0
+    untyped = _features("what is stranger things about?", no_date)
+    assert untyped.answer_type_missing == 0.0
 
 
 # --- composer ---------------------------------------------------------------------------------
