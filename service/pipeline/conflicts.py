@@ -8,11 +8,11 @@ span all count alike, because the whole documents are scanned. Facts whose quali
 different scopes and never conflict.
 
 Aligned facts (open prose) conflict only pairwise, across documents, and not when one value
-holds the other (an insertion): their frames must match and the two
-surroundings must agree on at least `aligned_min_shared_tokens` words, including at least
-`aligned_min_shared_values` figures or names, before the first difference. An edited copy of a
-statement passes; a shared template about another entity ("the population was …") stops at the
-entity's own figures.
+holds the other (an insertion): they meet by the words right before or right after their value
+(so a typo on one side of an edit does not hide it), and the two surroundings must agree on at
+least `aligned_min_shared_tokens` words, including at least `aligned_min_shared_values` figures
+or names, before the first difference. An edited copy of a statement passes; a shared template
+about another entity ("the population was …") stops at the entity's own figures.
 
 Facts on one subject whose values differ only across condition scopes are reported as
 QualifiedFacts instead: evidence to keep with its qualifier (the current value answers, the
@@ -21,13 +21,18 @@ historical, planned or other-environment one stays as scoped provenance), never 
 `select_conflicts` keeps the findings relevant to the question: a side in a document the
 retrieval matched directly (its knowledge point is what the question is about), or a subject
 that shares a word with the question. Conflicts found only among graph-neighbour documents about
-other subjects are left out, so neighbours cannot degrade an answer about something else.
+other subjects are left out, so neighbours cannot degrade an answer about something else. An
+aligned conflict must also change the kind of value the question asks for (`answer_shapes`: a
+year for "built", a figure for "population", a name for "director"): when a question about a
+director meets "The Squeeze (1977)" against "The Squeeze (1987)", the edit is the year that
+tells two films apart, not a disagreement about who directed one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 import msgspec
 
@@ -39,8 +44,16 @@ from service.pipeline.facts import (
     Scope,
     extract_facts,
     is_anchor_token,
+    month_words,
     norm_token,
 )
+
+_MONTH_WORDS = month_words()
+
+
+def _words_of(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
 
 __all__ = [
     "Conflict",
@@ -60,9 +73,9 @@ class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_qualified_subjects: int = 2  # subjects whose condition-scoped facts become evidence
     max_values_per_conflict: int = 4  # distinct values named in one conflict
     quote_chars: int = 160  # longest quote of a source sentence in a conflict's text
-    aligned_min_shared_tokens: int = 8  # words two aligned statements share around the value
+    aligned_min_shared_tokens: int = 10  # words two aligned statements share around the value
     aligned_min_shared_values: int = 1  # figures or names among those shared words
-    aligned_max_bucket: int = 40  # aligned facts per frame compared pairwise
+    aligned_max_bucket: int = 40  # aligned facts per half-frame compared pairwise
 
 
 class Conflict(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,18 +122,26 @@ def detect_conflicts(
     settings = settings or ConflictSettings()
     groups: dict[tuple[str, Scope], list[Fact]] = {}
     for fact in facts:
-        groups.setdefault((fact.key, fact.scope), []).append(fact)
+        if fact.kind != "aligned":
+            groups.setdefault((fact.key, fact.scope), []).append(fact)
     conflicts: list[Conflict] = []
     for (key, scope), group in groups.items():
         if len({f.norm for f in group}) < 2:
             continue
-        members = group if group[0].kind != "aligned" else _aligned_members(group, settings)
-        sides = _distinct(members)[: settings.max_values_per_conflict]
+        sides = _distinct(group)[: settings.max_values_per_conflict]
         if len(sides) >= 2:
             first = sides[0]
             conflicts.append(
                 Conflict(kind=first.kind, subject=first.subject, key=key, scope=scope, sides=sides)
             )
+    for members in _aligned_groups([f for f in facts if f.kind == "aligned"], settings):
+        sides = _distinct(members)[: settings.max_values_per_conflict]
+        if len(sides) >= 2:
+            first = sides[0]
+            conflicts.append(
+                Conflict(kind="aligned", subject=first.subject, key=first.key, scope=first.scope,
+                         sides=sides)
+            )  # fmt: skip
     conflicts.sort(key=lambda c: c.sides[0].order)
     return conflicts
 
@@ -154,26 +175,75 @@ def _distinct(facts: Iterable[Fact]) -> tuple[Fact, ...]:
     return tuple(seen.values())
 
 
-def _aligned_members(group: Sequence[Fact], settings: ConflictSettings) -> list[Fact]:
-    """The facts of one frame that differ from another fact of it with a long enough shared
-    surrounding (pairwise; a bucket is cut at `aligned_max_bucket` facts)."""
-    bucket = list(group[: settings.aligned_max_bucket])
+def _aligned_groups(aligned: Sequence[Fact], settings: ConflictSettings) -> list[list[Fact]]:
+    """Aligned facts that contradict each other, grouped (pairs joined when they share a fact).
+
+    Candidates meet in a bucket by the words right before the value or by the words right
+    after it, so a typo or a reworded word on one side of an edit ("the present chuch") does
+    not hide it; each bucket is cut at `aligned_max_bucket` facts."""
+    k = settings.facts.aligned_context_tokens
+    buckets: dict[tuple[str, str, Scope], list[Fact]] = {}
+    for fact in aligned:
+        before = fact.tokens[max(0, fact.token_start - k) : fact.token_start]
+        after = fact.tokens[fact.token_end : fact.token_end + k]
+        for side, words in (("before", before), ("after", after)):
+            frame = " ".join(norm_token(t) for t in words)
+            buckets.setdefault((side, frame, fact.scope), []).append(fact)
+    parent: dict[int, int] = {}
+
+    def root(order: int) -> int:
+        while parent.setdefault(order, order) != order:
+            order = parent[order]
+        return order
+
     members: dict[int, Fact] = {}
-    for i, a in enumerate(bucket):
-        for b in bucket[i + 1 :]:
-            # Another document only (a list repeats one frame by design); one value inside the
-            # other ("Croatia" vs "Croatia NDH") is an insertion, not a contradiction.
-            words_a, words_b = set(a.norm.split()), set(b.norm.split())
-            if a.document_id == b.document_id or words_a <= words_b or words_b <= words_a:
-                continue
-            shared, anchors = _shared_context(a, b)
-            if (
-                shared >= settings.aligned_min_shared_tokens
-                and anchors >= settings.aligned_min_shared_values
-            ):
-                members[a.order] = a
-                members[b.order] = b
-    return list(members.values())
+    for bucket in buckets.values():
+        bucket = bucket[: settings.aligned_max_bucket]
+        for i, a in enumerate(bucket):
+            for b in bucket[i + 1 :]:
+                if root(a.order) != root(b.order) and _contradicts(a, b, settings):
+                    members[a.order], members[b.order] = a, b
+                    parent[root(a.order)] = root(b.order)
+    groups: dict[int, list[Fact]] = {}
+    for order, fact in sorted(members.items()):
+        groups.setdefault(root(order), []).append(fact)
+    return list(groups.values())
+
+
+def _contradicts(a: Fact, b: Fact, settings: ConflictSettings) -> bool:
+    """Two aligned facts state different values in one long shared surrounding. Only across
+    documents (a list repeats one frame by design); one value inside the other ("Croatia" vs
+    "Croatia NDH") is an insertion, not a contradiction."""
+    if a.document_id == b.document_id:
+        return False
+    own_a, own_b = differing_tokens(a, b)
+    if not own_a or not own_b:
+        return False
+    words_a, words_b = set(a.norm.split()), set(b.norm.split())
+    if words_a <= words_b or words_b <= words_a:
+        return False
+    shared, anchors = _shared_context(a, b)
+    return (
+        shared >= settings.aligned_min_shared_tokens
+        and anchors >= settings.aligned_min_shared_values
+    )
+
+
+def differing_tokens(a: Fact, b: Fact) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The two value runs without the tokens they start or end alike with (as written): what
+    the edit changed. "Train (2013" against "Train (2016" changed a year, not a name."""
+    run_a = a.tokens[a.token_start : a.token_end]
+    run_b = b.tokens[b.token_start : b.token_end]
+    lo = 0
+    while lo < min(len(run_a), len(run_b)) and norm_token(run_a[lo]) == norm_token(run_b[lo]):
+        lo += 1
+    hi = 0
+    while (
+        hi < min(len(run_a), len(run_b)) - lo
+        and norm_token(run_a[-1 - hi]) == norm_token(run_b[-1 - hi])
+    ):
+        hi += 1
+    return run_a[lo : len(run_a) - hi], run_b[lo : len(run_b) - hi]
 
 
 def _shared_context(a: Fact, b: Fact) -> tuple[int, int]:
@@ -222,13 +292,70 @@ def select_conflicts(
     at most `limit`."""
     wanted = [t.lower() for t in terms]
     ranked: list[tuple[int, int, int, FindingT]] = []
+    shapes = answer_shapes(wanted)
     for finding in findings:
+        if finding.kind == "aligned" and not _asked_shape(finding.sides, shapes):
+            continue  # the edit changed another kind of value: a detail naming another entity
         overlap = _overlap(finding.subject, wanted) if finding.kind != "aligned" else 0
         direct = any(side.document_id in direct_documents for side in finding.sides)
         if overlap or direct:
             ranked.append((-overlap, 0 if direct else 1, finding.sides[0].order, finding))
     ranked.sort(key=lambda row: row[:3])
     return [row[3] for row in ranked[:limit]]
+
+
+ValueShape = Literal["year", "figure", "name"]
+_ALL_SHAPES: frozenset[ValueShape] = frozenset({"year", "figure", "name"})
+# Question words that name the kind of value asked for (English question phrasing, not any
+# data set's labels). A word may allow more than one shape ("born": when or where).
+_ASKS_FOR: dict[str, frozenset[ValueShape]] = {
+    **dict.fromkeys(
+        _words_of("population inhabitants residents length height width depth area elevation "
+                  "altitude income salary age median size count number capacity attendance "
+                  "votes distance weight"),
+        frozenset({"figure"}),
+    ),
+    **dict.fromkeys(
+        _words_of("year date established founded built released introduced incorporated formed "
+                  "opened completed launched published raised started began created"),
+        frozenset({"year"}),
+    ),
+    **dict.fromkeys(
+        _words_of("born died die death"), frozenset({"year", "name"})
+    ),
+    **dict.fromkeys(
+        _words_of("artist director directors directed author writer composer creator architect "
+                  "founder father mother husband wife son daughter spouse singer band producer "
+                  "city country state region county province capital located party team "
+                  "winner won"),
+        frozenset({"name"}),
+    ),
+}  # fmt: skip
+_YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
+
+
+def answer_shapes(terms: Collection[str]) -> frozenset[ValueShape]:
+    """The value shapes the question's words ask for; every shape when none says."""
+    asked = [_ASKS_FOR[t] for t in terms if t in _ASKS_FOR]
+    return frozenset().union(*asked) if asked else _ALL_SHAPES
+
+
+def token_shape(token: str) -> ValueShape:
+    """A year or month (dates), another figure, or a name."""
+    if token.lower() in _MONTH_WORDS or _YEAR.fullmatch(token):
+        return "year"
+    return "figure" if token.lstrip("$€£")[:1].isdigit() else "name"
+
+
+def _asked_shape(sides: Sequence[Fact], shapes: frozenset[ValueShape]) -> bool:
+    """Every side differs from the first one by a value of a shape the question asks for."""
+    first = sides[0]
+    for side in sides[1:]:
+        own_first, own_side = differing_tokens(first, side)
+        for own in (own_first, own_side):
+            if own and token_shape(own[0]) not in shapes:
+                return False
+    return True
 
 
 def _overlap(subject: str, terms: Sequence[str]) -> int:

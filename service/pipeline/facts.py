@@ -42,6 +42,7 @@ __all__ = [
     "Scope",
     "extract_facts",
     "is_anchor_token",
+    "month_words",
     "norm_token",
     "normalise_value",
     "qualifiers",
@@ -521,7 +522,17 @@ def _is_value_token(token: str) -> bool:
 
 
 def norm_token(token: str) -> str:
-    return token.lower().replace(",", "") if _is_number(token) else token.lower()
+    """Case, thousands separators, currency and percent signs and a trailing apostrophe are
+    layout, not content: "13.6%" and "13.6 %" state one figure, "Brooks'" and "Brooks" one
+    name."""
+    if _is_number(token):
+        return token.lower().replace(",", "").rstrip("%").lstrip("$€£")
+    return token.lower().rstrip("'’")
+
+
+def month_words() -> frozenset[str]:
+    """Month names and their abbreviations, lower-case."""
+    return _MONTH_WORDS
 
 
 def is_anchor_token(token: str) -> bool:

@@ -10,6 +10,7 @@ from service.pipeline.augment import _conflict_fragment, _fact_fragment
 from service.pipeline.budgets import BUDGETS
 from service.pipeline.conflicts import (
     ConflictSettings,
+    answer_shapes,
     conflict_text,
     scan_conflicts,
     select_conflicts,
@@ -221,6 +222,22 @@ def test_aligned_statements_conflict_only_across_documents() -> None:
     assert values(edited) == [("Marxists", "RevoltLib")]
 
 
+def test_a_typo_next_to_the_edit_does_not_hide_it() -> None:
+    # the words after the value differ too ("chuch"): the words before it still align
+    typo = CATHEDRAL.format(year=1900).replace("present cathedral", "present chuch")
+    passages = document("a.md", CATHEDRAL.format(year=1856)) + document("b.md", typo)
+    assert values(passages) == [("1856", "1900")]
+
+
+def test_the_same_figure_in_other_layout_is_no_conflict() -> None:
+    text = (
+        "Of all households in the township, {} were made up of individuals living alone, as "
+        "the county survey reported for Waupaca County."
+    )
+    passages = document("a.md", text.format("13.6%")) + document("b.md", text.format("13.6 %"))
+    assert values(passages) == []
+
+
 def test_short_shared_context_is_not_enough() -> None:
     passages = document("a.md", "Tickets cost 12 dollars.")
     passages += document("b.md", "Tickets cost 15 dollars.")
@@ -249,6 +266,49 @@ def test_selection_keeps_direct_documents_or_subjects_named_by_the_question() ->
     assert select_conflicts(conflicts, terms=["gauge"], direct_documents=set(), limit=3) == []
     ranked = select_conflicts(conflicts, terms=["port"], direct_documents={"d:a.md"}, limit=1)
     assert [c.subject for c in ranked] == ["service port"]  # naming the subject ranks first
+
+
+FILM = (
+    "In the listings, the film The Squeeze ({year}) is a crime film directed by {director}, "
+    "released by the studio "
+    "with a score by Stanley Myers and photography by Gerry Fisher."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "shapes"),
+    [
+        (["population", "broken", "bow"], {"figure"}),
+        (["cathedral", "established"], {"year"}),
+        (["director", "film", "squeeze"], {"name"}),
+        (["justice", "dunn", "born"], {"year", "name"}),
+        (["retry", "limit"], {"year", "figure", "name"}),  # no word names a kind of value
+    ],
+)
+def test_question_words_name_the_shape_of_the_answer(question: list[str], shapes: set[str]) -> None:
+    assert answer_shapes(question) == shapes
+
+
+def test_an_aligned_edit_counts_only_when_it_changes_what_the_question_asks() -> None:
+    everything = {"d:a.md", "d:b.md"}
+
+    def chosen(passages: list[Passage], terms: list[str]) -> list[tuple[str, ...]]:
+        found = scan_conflicts(passages).conflicts
+        picked = select_conflicts(found, terms=terms, direct_documents=everything, limit=3)
+        return [c.values for c in picked]
+
+    films = document("a.md", FILM.format(year=1977, director="Michael Apted")) + document(
+        "b.md", FILM.format(year=1987, director="Michael Apted")
+    )
+    assert values(films) == [("Squeeze (1977", "Squeeze (1987")]
+    # two films of one title: the year tells them apart, it is not a disagreement on who
+    # directed one; a question about the year keeps it
+    assert chosen(films, ["director", "film", "squeeze"]) == []
+    assert chosen(films, ["film", "squeeze", "released"]) == [("Squeeze (1977", "Squeeze (1987")]
+    edited = document("a.md", FILM.format(year=1977, director="Michael Apted")) + document(
+        "b.md", FILM.format(year=1977, director="Ken Russell")
+    )
+    assert chosen(edited, ["director", "film", "squeeze"]) == [("Michael Apted", "Ken Russell")]
 
 
 def test_conflict_text_states_every_value_with_its_source() -> None:

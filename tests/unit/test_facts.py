@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from service.pipeline.facts import Passage, extract_facts, normalise_value, qualifiers
+from service.pipeline.facts import (
+    Passage,
+    extract_facts,
+    norm_token,
+    normalise_value,
+    qualifiers,
+)
 
 _PARAGRAPH_START = 100
 
@@ -182,6 +188,19 @@ def test_aligned_facts_take_value_runs_with_their_frame() -> None:
     aligned = [f for f in _extract(text) if f.kind == "aligned"]
     assert [f.value for f in aligned] == ["1856"]
     assert aligned[0].key == "aligned:was founded in _ the present cathedral"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("13.6%", "13.6"), ("$404.9", "404.9"), ("1,294", "1294"), ("Brooks'", "brooks")],
+)
+def test_aligned_tokens_ignore_layout(a: str, b: str) -> None:
+    assert norm_token(a) == norm_token(b)
+
+
+def test_aligned_tokens_keep_content() -> None:
+    assert norm_token("13.6%") != norm_token("13.7%")
+    assert norm_token("Brooks") != norm_token("Brook")
 
 
 def test_table_rows_give_no_aligned_facts() -> None:
