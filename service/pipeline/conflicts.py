@@ -218,6 +218,8 @@ def _contradicts(a: Fact, b: Fact, settings: ConflictSettings) -> bool:
         return False
     own_a, own_b = differing_tokens(a, b)
     if not own_a or not own_b:
+        return False  # one value holds the other with more words: an insertion
+    if len(own_a) == len(own_b) == 1 and _same_figure(own_a[0], own_b[0]):
         return False
     words_a, words_b = set(a.norm.split()), set(b.norm.split())
     if words_a <= words_b or words_b <= words_a:
@@ -227,6 +229,19 @@ def _contradicts(a: Fact, b: Fact, settings: ConflictSettings) -> bool:
         shared >= settings.aligned_min_shared_tokens
         and anchors >= settings.aligned_min_shared_values
     )
+
+
+def _same_figure(a: str, b: str) -> bool:
+    """One figure at two precisions ("93.9" and "94"): rounding, not a disagreement."""
+    one, other = norm_token(a), norm_token(b)
+    if not (one[:1].isdigit() and other[:1].isdigit()):
+        return False
+    try:
+        x, y = float(one), float(other)
+    except ValueError:
+        return False  # "1.2.3" and the like
+    places = min(len(t.partition(".")[2]) for t in (one, other))
+    return abs(x - y) <= 0.5 * 10**-places
 
 
 def differing_tokens(a: Fact, b: Fact) -> tuple[tuple[str, ...], tuple[str, ...]]:

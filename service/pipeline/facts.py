@@ -540,6 +540,15 @@ def is_anchor_token(token: str) -> bool:
     return _is_value_token(token) and token.lower() not in _MONTH_WORDS
 
 
+_SENTENCE_GAP = re.compile(r"[.!?;]")
+
+
+def _ends_sentence(token: str, gap: str) -> bool:
+    """The text between two tokens closes a sentence ("Stoke. Groves"), not an initial or a
+    short abbreviation ("David S. Ware", "Dr. Dre"): a value run stops there."""
+    return _SENTENCE_GAP.search(gap) is not None and len(token) > 2 and not token.isupper()
+
+
 def _aligned_facts(
     passage: Passage, sentences: Sequence[tuple[int, int]], settings: FactSettings
 ) -> list[tuple[int, int, int, int, int, str, tuple[str, ...]]]:
@@ -560,7 +569,13 @@ def _aligned_facts(
             continue
         end = index + 1
         limit = min(len(raw), index + settings.max_value_tokens)
-        while end < limit and _is_value_token(raw[end]):
+        while (
+            end < limit
+            and _is_value_token(raw[end])
+            and not _ends_sentence(
+                raw[end - 1], masked[matches[end - 1].end() : matches[end].start()]
+            )
+        ):
             end += 1
         if index >= k and end + k <= len(raw):
             char_start, char_end = matches[index].start(), matches[end - 1].end()

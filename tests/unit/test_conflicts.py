@@ -238,6 +238,17 @@ def test_the_same_figure_in_other_layout_is_no_conflict() -> None:
     assert values(passages) == []
 
 
+def test_one_figure_at_two_precisions_is_no_conflict() -> None:
+    text = (
+        "In the racial makeup of the township, {} of the residents were white and 0.2% were "
+        "from two or more races, the county office reported."
+    )
+    rounded = document("a.md", text.format("93.9%")) + document("b.md", text.format("94%"))
+    assert values(rounded) == []
+    edited = document("a.md", text.format("93.9%")) + document("b.md", text.format("91.2%"))
+    assert values(edited) == [("93.9%", "91.2%")]
+
+
 def test_short_shared_context_is_not_enough() -> None:
     passages = document("a.md", "Tickets cost 12 dollars.")
     passages += document("b.md", "Tickets cost 15 dollars.")

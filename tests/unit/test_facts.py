@@ -203,6 +203,13 @@ def test_aligned_tokens_keep_content() -> None:
     assert norm_token("Brooks") != norm_token("Brook")
 
 
+def test_aligned_value_runs_stop_at_a_sentence_end_but_not_at_an_initial() -> None:
+    text = "It was recorded in Stoke. Groves played bass for David S. Ware in that long winter."
+    values = [f.value for f in _extract(text) if f.kind == "aligned"]
+    assert "Stoke" in values and "Stoke. Groves" not in values
+    assert "David S. Ware" in values
+
+
 def test_table_rows_give_no_aligned_facts() -> None:
     facts = _extract("| 2010 | 3,559 | 1.9 % |", kind="table")
     assert [f for f in facts if f.kind == "aligned"] == []
