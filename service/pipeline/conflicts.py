@@ -241,7 +241,7 @@ def _same_figure(a: str, b: str) -> bool:
     except ValueError:
         return False  # "1.2.3" and the like
     places = min(len(t.partition(".")[2]) for t in (one, other))
-    return abs(x - y) <= 0.5 / 10**places
+    return abs(x - y) <= 0.5 * 0.1**places
 
 
 def differing_tokens(a: Fact, b: Fact) -> tuple[tuple[str, ...], tuple[str, ...]]:
