@@ -9,11 +9,12 @@ documents, in reading order) and returns two families of facts:
   unitless quantity, ownership identity, endpoint (path or URL; a /v1/ inside it is value text),
   dependency, format, protocol, semantic version, service port and response status code.
   The subject key is the class plus the normalised subject with its attribute head.
-- Aligned facts, for open prose: a value token run (a number, a date, a capitalised name) with
-  `aligned_context_tokens` words on each side. Two such facts are comparable only when their
-  surroundings agree for a long stretch (conflicts.py checks that per pair), which is how one
-  statement copied or edited between sources looks; a shared template about different entities
-  breaks early, at the entity's own figures.
+- Aligned facts, for open prose: a value token run (a number, a date, a capitalised name; it
+  stops at a sentence end) with `aligned_context_tokens` words on each side. Two such facts are
+  comparable only when their surroundings agree for a long stretch (conflicts.py checks that per
+  pair), which is how one statement copied or edited between sources looks; a shared template
+  about different entities breaks early, at the entity's own figures. Tokens compare without
+  layout (case, thousands separators, currency and percent signs).
 
 Qualifiers put a fact into a condition scope: temporal (historical, planned; "current" is the
 default scope), environment (staging, production, development, qa, uat, sandbox, preview,
