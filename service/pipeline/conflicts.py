@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
+from difflib import SequenceMatcher
 from typing import Literal, Protocol, TypeVar
 
 import msgspec
@@ -42,6 +43,9 @@ from service.pipeline.facts import (
     FactSettings,
     Passage,
     Scope,
+    WordToken,
+    document_tokens,
+    edit_fact,
     extract_facts,
     is_anchor_token,
     month_words,
@@ -64,6 +68,7 @@ __all__ = [
     "detect_conflicts",
     "scan_conflicts",
     "select_conflicts",
+    "word_edits",
 ]
 
 
@@ -76,6 +81,18 @@ class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
     aligned_min_shared_tokens: int = 10  # words two aligned statements share around the value
     aligned_min_shared_values: int = 1  # figures or names among those shared words
     aligned_max_bucket: int = 40  # aligned facts per half-frame compared pairwise
+    # Edits of plain words ("the academy takes its name" / "the university takes its name"),
+    # found by comparing two documents word by word: equal words needed on each side, the
+    # longest replaced run, the words read per document (bounds the comparison), and the
+    # string similarity above which two words are one spelling, not an edit.
+    word_edit_min_shared_tokens: int = 6
+    word_edit_max_words: int = 2
+    word_edit_max_document_tokens: int = 3000
+    word_edit_max_similarity: float = 0.75
+    # Share of the shorter document's words inside stretches the two documents have in common:
+    # only a near copy of one text can replace a plain word (templated pages about different
+    # things, "the offline map" / "the invoice export", stay apart).
+    word_edit_min_copy_share: float = 0.8
 
 
 class Conflict(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,11 +125,69 @@ def scan_conflicts(
     passages: Iterable[Passage], settings: ConflictSettings | None = None
 ) -> ConflictScan:
     settings = settings or ConflictSettings()
+    passages = list(passages)
     facts = extract_facts(passages, settings.facts)
-    return ConflictScan(
-        conflicts=tuple(detect_conflicts(facts, settings)),
-        qualified=tuple(qualified_facts(facts)),
-    )
+    conflicts = detect_conflicts(facts, settings) + word_edits(passages, settings, len(facts))
+    conflicts.sort(key=lambda c: c.sides[0].order)
+    return ConflictScan(conflicts=tuple(conflicts), qualified=tuple(qualified_facts(facts)))
+
+
+_FUNCTION_WORDS = frozenset(
+    _words_of("the a an of in on at to for by with and or is was were are be been as it its his "
+              "her their this that from has have had also which who not but")
+)  # fmt: skip
+
+
+def word_edits(
+    passages: Sequence[Passage], settings: ConflictSettings, first_order: int = 0
+) -> list[Conflict]:
+    """Plain words one document replaces in an otherwise equal stretch of another ("rugby
+    league" / "cricket"), two documents at a time, when one is a near copy of the other. Both
+    sides are lower-case words (names and figures are aligned facts), neither is a spelling
+    variant of the other or holds it, and both sentences carry the same condition scope."""
+    tokens = document_tokens(passages, settings.word_edit_max_document_tokens)
+    need = settings.word_edit_min_shared_tokens
+    found: list[Conflict] = []
+    documents = sorted(tokens)
+    for i, one in enumerate(documents):
+        for other in documents[i + 1 :]:
+            a, b = tokens[one], tokens[other]
+            words_a, words_b = [t.norm for t in a], [t.norm for t in b]
+            ops = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
+            same = sum(op[2] - op[1] for op in ops if op[0] == "equal")
+            if same < settings.word_edit_min_copy_share * min(len(words_a), len(words_b)):
+                continue  # not one text edited: pages that share a template or some sentences
+            for k in range(1, len(ops) - 1):
+                op, a_lo, a_hi, b_lo, b_hi = ops[k]
+                if (
+                    op != "replace"
+                    or max(a_hi - a_lo, b_hi - b_lo) > settings.word_edit_max_words
+                    or ops[k - 1][2] - ops[k - 1][1] < need
+                    or ops[k + 1][2] - ops[k + 1][1] < need
+                    or not _plain_edit(a[a_lo:a_hi], b[b_lo:b_hi], settings)
+                ):
+                    continue
+                order = first_order + len(found) * 2
+                side_a = edit_fact(passages[a[a_lo].passage], a[a_lo], a[a_hi - 1], order)
+                side_b = edit_fact(passages[b[b_lo].passage], b[b_lo], b[b_hi - 1], order + 1)
+                if side_a.scope == side_b.scope:
+                    found.append(
+                        Conflict(kind="aligned", subject=side_a.subject, key=side_a.key,
+                                 scope=side_a.scope, sides=(side_a, side_b))
+                    )  # fmt: skip
+    return found
+
+
+def _plain_edit(a: Sequence[WordToken], b: Sequence[WordToken], settings: ConflictSettings) -> bool:
+    if not all(t.raw[:1].isalpha() and t.raw[:1].islower() for t in [*a, *b]):
+        return False  # names and figures are aligned facts; this is for plain words
+    words_a, words_b = [t.norm for t in a], [t.norm for t in b]
+    if all(w in _FUNCTION_WORDS for w in words_a + words_b):
+        return False
+    if set(words_a) <= set(words_b) or set(words_b) <= set(words_a):
+        return False
+    ratio = SequenceMatcher(None, " ".join(words_a), " ".join(words_b)).ratio()
+    return ratio < settings.word_edit_max_similarity
 
 
 def detect_conflicts(
@@ -319,8 +394,8 @@ def select_conflicts(
     return [row[3] for row in ranked[:limit]]
 
 
-ValueShape = Literal["year", "figure", "name"]
-_ALL_SHAPES: frozenset[ValueShape] = frozenset({"year", "figure", "name"})
+ValueShape = Literal["year", "figure", "name", "word"]
+_ALL_SHAPES: frozenset[ValueShape] = frozenset({"year", "figure", "name", "word"})
 # Question words that name the kind of value asked for (English question phrasing, not any
 # data set's labels). A word may allow more than one shape ("born": when or where).
 _ASKS_FOR: dict[str, frozenset[ValueShape]] = {
@@ -356,10 +431,12 @@ def answer_shapes(terms: Collection[str]) -> frozenset[ValueShape]:
 
 
 def token_shape(token: str) -> ValueShape:
-    """A year or month (dates), another figure, or a name."""
+    """A year or month (dates), another figure, a name, or a plain (lower-case) word."""
     if token.lower() in _MONTH_WORDS or _YEAR.fullmatch(token):
         return "year"
-    return "figure" if token.lstrip("$€£")[:1].isdigit() else "name"
+    if token.lstrip("$€£")[:1].isdigit():
+        return "figure"
+    return "word" if token[:1].islower() else "name"
 
 
 def _asked_shape(sides: Sequence[Fact], shapes: frozenset[ValueShape]) -> bool:

@@ -41,6 +41,9 @@ __all__ = [
     "FactSettings",
     "Passage",
     "Scope",
+    "WordToken",
+    "document_tokens",
+    "edit_fact",
     "extract_facts",
     "is_anchor_token",
     "month_words",
@@ -672,6 +675,64 @@ def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list
                   token_end=t_end)
         )  # fmt: skip
     return facts
+
+
+# --- word tokens (for edits of plain words, conflicts.py) ---------------------------------------
+
+
+class WordToken(msgspec.Struct, frozen=True, kw_only=True):
+    """One token of a passage: its normalised form, and where it sits in the passage."""
+
+    norm: str
+    raw: str  # as written
+    passage: int  # index into the passages given to `document_tokens`
+    index: int  # position among the passage's tokens
+    start: int  # character offsets inside the passage text
+    end: int
+
+
+def document_tokens(
+    passages: Sequence[Passage], max_tokens: int
+) -> dict[str, list[WordToken]]:
+    """Each document's tokens in reading order (citation marks left out), at most `max_tokens`
+    per document; the passages that give no aligned facts (code, tables, headings) are skipped."""
+    found: dict[str, list[WordToken]] = {}
+    for number, passage in enumerate(passages):
+        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
+            continue
+        tokens = found.setdefault(passage.document_id, [])
+        masked = _CITATION_MARK.sub(lambda m: " " * len(m.group()), passage.text)
+        for index, match in enumerate(_TOKEN.finditer(masked)):
+            if len(tokens) >= max_tokens:
+                break
+            tokens.append(
+                WordToken(norm=norm_token(match.group()), raw=match.group(), passage=number,
+                          index=index, start=match.start(), end=match.end())
+            )  # fmt: skip
+    return found
+
+
+def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:
+    """An aligned fact for the words first..last of a passage (an edit found by comparing two
+    documents word by word), with its sentence and that sentence's condition scope."""
+    masked = _CITATION_MARK.sub(lambda m: " " * len(m.group()), passage.text)
+    raw = tuple(m.group() for m in _TOKEN.finditer(masked))
+    sentence = next(
+        (s for s in split_sentences(passage.text) if s.start <= first.start < s.end),
+        None,
+    )
+    lo, hi = (sentence.start, sentence.end) if sentence else (0, len(passage.text))
+    text = passage.text[lo:hi]
+    value = passage.text[first.start : last.end]
+    before = " ".join(norm_token(t) for t in raw[max(0, first.index - 3) : first.index])
+    after = " ".join(norm_token(t) for t in raw[last.index + 1 : last.index + 4])
+    return _fact(
+        passage, lo, hi, text, order, kind="aligned", subject=f"{before} … {after}",
+        key=f"aligned:{before} _ {after}",
+        value=value, norm=" ".join(norm_token(t) for t in raw[first.index : last.index + 1]),
+        scope=qualifiers(text), value_start=first.start, value_end=last.end, tokens=raw,
+        token_start=first.index, token_end=last.index + 1,
+    )  # fmt: skip
 
 
 def _fact(

@@ -293,7 +293,7 @@ FILM = (
         (["cathedral", "established"], {"year"}),
         (["director", "film", "squeeze"], {"name"}),
         (["justice", "dunn", "born"], {"year", "name"}),
-        (["retry", "limit"], {"year", "figure", "name"}),  # no word names a kind of value
+        (["retry", "limit"], {"year", "figure", "name", "word"}),  # no word names a kind
     ],
 )
 def test_question_words_name_the_shape_of_the_answer(question: list[str], shapes: set[str]) -> None:
@@ -320,6 +320,52 @@ def test_an_aligned_edit_counts_only_when_it_changes_what_the_question_asks() ->
         "b.md", FILM.format(year=1977, director="Ken Russell")
     )
     assert chosen(edited, ["director", "film", "squeeze"]) == [("Michael Apted", "Ken Russell")]
+
+
+SCHOOL = (
+    "Set in the north of the borough and founded in 1954, the {kind} takes its name from "
+    "Mother St. John Fontbonne, who "
+    "re-established the congregation after the revolution. Its students come from across the "
+    "borough and most of them continue to four-year colleges after graduation."
+)
+
+
+def test_a_near_copy_that_replaces_a_plain_word_conflicts() -> None:
+    passages = document("a.md", SCHOOL.format(kind="academy")) + document(
+        "b.md", SCHOOL.format(kind="university")
+    )
+    [conflict] = scan_conflicts(passages).conflicts
+    assert conflict.values == ("academy", "university")
+    assert "takes its name from" in conflict.sides[1].sentence
+    asks_kind = select_conflicts(
+        [conflict], terms=["type", "institution", "fontbonne"], direct_documents={"d:a.md"},
+        limit=3,
+    )  # fmt: skip
+    assert asks_kind == [conflict]
+    # a question about a name or a year is not answered by a plain word
+    for terms in (["founder", "fontbonne"], ["fontbonne", "established"]):
+        assert select_conflicts([conflict], terms=terms, direct_documents={"d:a.md"}, limit=3) == []
+
+
+def test_plain_word_edits_need_a_near_copy_one_spelling_and_one_scope() -> None:
+    spelling = document("a.md", SCHOOL.format(kind="academy")) + document(
+        "b.md", SCHOOL.format(kind="acadamy")
+    )
+    assert values(spelling) == []
+    other_page = SCHOOL.format(kind="university").replace(
+        "Its students come from across the borough and most of them continue",
+        "The campus lies north of the river, where a chapel and a library were built",
+    )
+    template = document("a.md", SCHOOL.format(kind="academy")) + document("b.md", other_page)
+    assert values(template) == []
+    text = (
+        "In the {env} environment the nightly export job writes its files to the shared archive "
+        "bucket and keeps them for the whole retention period agreed with the owners."
+    )
+    scoped = document("a.md", text.format(env="staging")) + document(
+        "b.md", text.format(env="production")
+    )
+    assert values(scoped) == []
 
 
 def test_conflict_text_states_every_value_with_its_source() -> None:
