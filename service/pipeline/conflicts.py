@@ -14,6 +14,12 @@ least `aligned_min_shared_tokens` words, including at least `aligned_min_shared_
 or names, before the first difference. An edited copy of a statement passes; a shared template
 about another entity ("the population was …") stops at the entity's own figures.
 
+Plain (lower-case) words are compared by `word_edits`: when one document is a near copy of
+another (`word_edit_min_copy_share` of its words in common stretches), a word or two it replaces
+between `word_edit_min_shared_tokens` equal words on each side ("the academy takes its name" /
+"the university takes its name") is a conflict, unless the two are one spelling or the
+sentences carry different condition scopes.
+
 Facts on one subject whose values differ only across condition scopes are reported as
 QualifiedFacts instead: evidence to keep with its qualifier (the current value answers, the
 historical, planned or other-environment one stays as scoped provenance), never a conflict.
@@ -153,6 +159,13 @@ def word_edits(
         for other in documents[i + 1 :]:
             a, b = tokens[one], tokens[other]
             words_a, words_b = [t.norm for t in a], [t.norm for t in b]
+            shorter, longer = sorted((words_a, words_b), key=len)
+            vocabulary = set(longer)
+            # an upper bound on the words the two have in common, before the costly diff
+            if sum(w in vocabulary for w in shorter) < settings.word_edit_min_copy_share * len(
+                shorter
+            ):
+                continue
             ops = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
             same = sum(op[2] - op[1] for op in ops if op[0] == "equal")
             if same < settings.word_edit_min_copy_share * min(len(words_a), len(words_b)):
