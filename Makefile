@@ -41,6 +41,12 @@ typecheck: install
 bench: install
 	$(BIN)/python bench/run_all.py
 
+# The fault suite (kill -9 during ingest, concurrent writers, hostile input), then a table of
+# each test's result and figures. The same tests also run in `make test`.
+.PHONY: faults
+faults: install
+	$(BIN)/python bench/faults_report.py
+
 neo4j-start: install
 	$(KGS) neo4j start
 neo4j-stop: install

@@ -9,6 +9,7 @@ block quote; nested content stays inside its top-level block.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 from typing import Literal
 
@@ -31,6 +32,9 @@ _BLOCK_KIND: dict[str, BlockKind] = {
     "code_block": "code",
 }
 _FRONT_MATTER_FENCE = "---"
+# The line breaks markdown-it knows (\r\n, \r, \n). str.splitlines also breaks at U+2028, \v,
+# \f, ... which shifted every token line map after one of them and dropped text.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FRONT_MATTER_END = ("---", "...")
 
 
@@ -80,7 +84,7 @@ class MarkdownDocument(msgspec.Struct, frozen=True):
 
 
 def parse_markdown(source: str, *, max_block_chars: int = 20_000) -> MarkdownDocument:
-    lines = source.splitlines(keepends=True)
+    lines = _LINE.findall(source)
     starts = _line_starts(lines)
     front, front_line, front_error, body_line = _split_front_matter(lines)
     body = "".join(lines[body_line:])

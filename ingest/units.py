@@ -174,10 +174,12 @@ class KnowledgePointIndex:
         for kp_id, title, aliases in entries:
             self.ids.add(kp_id)
             for name in (kp_id, title, *aliases):
-                self.by_name.setdefault(compact_key(name), kp_id)
+                if key := compact_key(name):  # a punctuation-only name would match any other
+                    self.by_name.setdefault(key, kp_id)
 
     def resolve(self, name: str) -> str | None:
-        return name if name in self.ids else self.by_name.get(compact_key(name))
+        key = compact_key(name)
+        return name if name in self.ids else (self.by_name.get(key) if key else None)
 
 
 def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) -> DocumentUnit:
