@@ -1,0 +1,210 @@
+"""kill -9 in the middle of an ingest of a few hundred documents, then run the ingest again: the
+graph must equal a clean ingest (same ids, counts, offsets, relations; nothing duplicated, nothing
+missing). Two kills: the ingest process itself, and the Neo4j server under it.
+
+A private Neo4j in a temporary home on its own ports (like test_local_server.py, which uses
+17687/17474), so the shared test server is never disturbed. Needs Java and Maven."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.db import Graph, open_graph
+from service.db.local_server import LocalNeo4jServer
+from service.settings import Settings
+from tests.integration.conftest import delete_scope
+
+pytestmark = pytest.mark.local_server
+
+BOLT, HTTP = 17688, 17475
+SCOPE = "faultkb"
+DOCUMENTS = 200
+PARAGRAPHS_PER_DOCUMENT = 6
+KILL_AFTER_DOCUMENTS = 15  # committed documents seen before the kill
+POLL_S = 0.02
+INGEST_TIMEOUT_S = 600  # bound on one ingest subprocess
+EXIT_AFTER_SERVER_KILL_S = 90  # the driver gives up retrying well within this
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalNeo4jServer]:
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        pytest.skip("the local Neo4j route needs Java and Maven")
+    main = Settings.from_env().local
+    home = tmp_path_factory.mktemp("kgs-faults") / "neo4j"
+    if (main.home / "lib" / ".pom.sha256").is_file():  # reuse the provisioned jars (hard links)
+        shutil.copytree(main.home / "lib", home / "lib", copy_function=os.link)
+    settings = msgspec.structs.replace(
+        main, home=home, bolt_port=BOLT, http_port=HTTP, heap_max="512m", pagecache_size="64m"
+    )
+    instance = LocalNeo4jServer(settings, user="neo4j", password=None)
+    instance.start()
+    yield instance
+    instance.stop()
+
+
+def _env(server: LocalNeo4jServer) -> dict[str, str]:
+    return {
+        **os.environ,
+        "NEO4J_URI": server.bolt_uri,
+        "NEO4J_USER": "neo4j",
+        "NEO4J_PASSWORD": server.password(),
+        "NEO4J_DATABASE": "neo4j",
+        "KGS_EMBEDDINGS": "off",  # the faults are in the graph writes, not in the model
+    }
+
+
+@contextmanager
+def _graph(server: LocalNeo4jServer) -> Iterator[Graph]:
+    graph, _, close = open_graph(Settings.from_env(_env(server)))
+    try:
+        yield graph
+    finally:
+        close()
+
+
+def _knowledge_base(root: Path) -> Path:
+    folder = root / SCOPE
+    folder.mkdir(parents=True)
+    for n in range(DOCUMENTS):
+        body = "\n\n".join(
+            f"Item {n} paragraph {k}: note {k} on item {n}, with a unique phrase {n * 31 + k}."
+            for k in range(PARAGRAPHS_PER_DOCUMENT)
+        )
+        (folder / f"item-{n:03d}.md").write_text(
+            f"---\nid: item-{n}\ntitle: Item {n}\n"
+            f"relations:\n  - {{type: PRECEDES, target: item-{(n + 1) % DOCUMENTS}}}\n---\n"
+            f"# Item {n}\n\n{body}\n\n## Notes\n\nA closing note for item {n}.\n",
+            encoding="utf-8",
+        )
+    return root
+
+
+def _ingest(server: LocalNeo4jServer, root: Path) -> subprocess.Popen[str]:
+    command = [str(Path(sys.executable).parent / "kgs"), "ingest", str(root), "--no-progress"]
+    return subprocess.Popen(command, env=_env(server), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _finish(process: subprocess.Popen[str]) -> str:
+    out, err = process.communicate(timeout=INGEST_TIMEOUT_S)
+    assert process.returncode == 0, err[-2000:]
+    return out
+
+
+def _documents(graph: Graph) -> int:
+    return len(graph.read("ingest/document_states", scope=SCOPE))
+
+
+def _wait_for_documents(graph: Graph, process: subprocess.Popen[str]) -> int:
+    deadline = time.monotonic() + INGEST_TIMEOUT_S
+    while time.monotonic() < deadline and process.poll() is None:
+        count = _documents(graph)
+        if count >= KILL_AFTER_DOCUMENTS:
+            return count
+        time.sleep(POLL_S)
+    raise AssertionError(f"the ingest ended (rc {process.returncode}) before the kill point")
+
+
+def _snapshot(graph: Graph) -> dict[str, Any]:
+    documents = sorted(
+        (d["id"], d["path"], d["title"], d["version"], d["contentHash"])
+        for d in graph.read("api/documents_page", scopes=[SCOPE], after="", limit=DOCUMENTS + 10)
+    )
+    fields = ("id", "ordinal", "kind", "startOffset", "endOffset", "startLine", "endLine", "text")
+    paragraphs = {
+        d[1]: [tuple(p[f] for f in fields)
+               for p in graph.read("explore/document_paragraphs", path=d[1])]
+        for d in documents
+    }  # fmt: skip
+    counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=SCOPE)}
+    return {"documents": documents, "paragraphs": paragraphs, "counts": counts,
+            "relations": graph.read("explore/scope_relations", scope=SCOPE)}  # fmt: skip
+
+
+def _reaped(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} survived SIGKILL")
+
+
+def test_kill_ingest_or_neo4j_mid_run_then_rerun_equals_clean_ingest(
+    server: LocalNeo4jServer, tmp_path: Path
+) -> None:
+    root = _knowledge_base(tmp_path / "kb")
+    figures: dict[str, Any] = {}
+
+    # 1. kill -9 of the ingest process, then the same command again.
+    with _graph(server) as graph:
+        process = _ingest(server, root)
+        figures["process_kill_at"] = _wait_for_documents(graph, process)
+        process.kill()
+        process.communicate(timeout=60)
+        figures["after_process_kill"] = _documents(graph)
+        assert 0 < figures["after_process_kill"] < DOCUMENTS  # the kill landed mid-run
+    _finish(_ingest(server, root))
+    with _graph(server) as graph:
+        after_process_kill = _snapshot(graph)
+        delete_scope(graph, SCOPE)
+
+        # 2. kill -9 of the Neo4j server, restart it, the same command again.
+        process = _ingest(server, root)
+        figures["server_kill_at"] = _wait_for_documents(graph, process)
+        pid = server.status().pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        _reaped(pid)
+    try:
+        process.communicate(timeout=EXIT_AFTER_SERVER_KILL_S)
+        figures["ingest_exit_after_server_kill"] = process.returncode
+    except subprocess.TimeoutExpired:  # still retrying: end it, the rerun must cope either way
+        process.kill()
+        process.communicate(timeout=60)
+        figures["ingest_exit_after_server_kill"] = "killed"
+    assert process.returncode != 0  # the run did not complete
+    server.start()
+    with _graph(server) as graph:
+        figures["after_server_kill"] = _documents(graph)
+        assert 0 < figures["after_server_kill"] < DOCUMENTS  # committed documents survived
+        partial = _snapshot(graph)
+    _finish(_ingest(server, root))
+    with _graph(server) as graph:
+        after_server_kill = _snapshot(graph)
+        delete_scope(graph, SCOPE)
+
+    # 3. The reference: one clean, uninterrupted ingest.
+    _finish(_ingest(server, root))
+    with _graph(server) as graph:
+        clean = _snapshot(graph)
+    print(f"\nkill during ingest: {figures}")
+
+    assert len(clean["documents"]) == DOCUMENTS
+    assert clean["counts"]["Paragraph"] == DOCUMENTS * (PARAGRAPHS_PER_DOCUMENT + 1)
+    assert clean["counts"]["KnowledgePoint"] == DOCUMENTS
+    assert len(clean["relations"]) == DOCUMENTS
+    assert after_process_kill == clean
+    assert after_server_kill == clean
+    # Whatever was committed before the server died was whole: each surviving document already
+    # held exactly its clean paragraphs.
+    for path, rows in partial["paragraphs"].items():
+        assert rows == clean["paragraphs"][path]
