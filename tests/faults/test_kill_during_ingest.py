@@ -1,6 +1,7 @@
 """kill -9 in the middle of an ingest of a few hundred documents, then run the ingest again: the
 graph must equal a clean ingest (same ids, counts, offsets, relations; nothing duplicated, nothing
-missing). Two kills: the ingest process itself, and the Neo4j server under it.
+missing). Two kills in one chain: the ingest process itself, then the Neo4j server under the
+rerun.
 
 A private Neo4j in a temporary home on its own ports (like test_local_server.py, which uses
 17687/17474), so the shared test server is never disturbed. Needs Java and Maven."""
@@ -32,7 +33,7 @@ BOLT, HTTP = 17688, 17475
 SCOPE = "faultkb"
 DOCUMENTS = 200
 PARAGRAPHS_PER_DOCUMENT = 6
-KILL_AFTER_DOCUMENTS = 15  # committed documents seen before the kill
+KILL_AFTER_DOCUMENTS = 15  # documents committed by a run before it is killed
 POLL_S = 0.02
 INGEST_TIMEOUT_S = 600  # bound on one ingest subprocess
 EXIT_AFTER_SERVER_KILL_S = 90  # the driver gives up retrying well within this
@@ -108,11 +109,11 @@ def _documents(graph: Graph) -> int:
     return len(graph.read("ingest/document_states", scope=SCOPE))
 
 
-def _wait_for_documents(graph: Graph, process: subprocess.Popen[str]) -> int:
+def _wait_for_documents(graph: Graph, process: subprocess.Popen[str], at_least: int) -> int:
     deadline = time.monotonic() + INGEST_TIMEOUT_S
     while time.monotonic() < deadline and process.poll() is None:
         count = _documents(graph)
-        if count >= KILL_AFTER_DOCUMENTS:
+        if count >= at_least:
             return count
         time.sleep(POLL_S)
     raise AssertionError(f"the ingest ended (rc {process.returncode}) before the kill point")
@@ -148,28 +149,27 @@ def _reaped(pid: int) -> None:
     raise AssertionError(f"process {pid} survived SIGKILL")
 
 
-def test_kill_ingest_or_neo4j_mid_run_then_rerun_equals_clean_ingest(
+def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
     server: LocalNeo4jServer, tmp_path: Path
 ) -> None:
+    """One chain: kill -9 the ingest process mid-run; run again and kill -9 the server mid-run;
+    restart it and run again to the end. Then wipe and ingest cleanly as the reference."""
     root = _knowledge_base(tmp_path / "kb")
     figures: dict[str, Any] = {}
 
-    # 1. kill -9 of the ingest process, then the same command again.
+    # 1. kill -9 of the ingest process.
     with _graph(server) as graph:
         process = _ingest(server, root)
-        figures["process_kill_at"] = _wait_for_documents(graph, process)
+        figures["process_kill_at"] = _wait_for_documents(graph, process, KILL_AFTER_DOCUMENTS)
         process.kill()
         process.communicate(timeout=60)
         figures["after_process_kill"] = _documents(graph)
         assert 0 < figures["after_process_kill"] < DOCUMENTS  # the kill landed mid-run
-    _finish(_ingest(server, root))
-    with _graph(server) as graph:
-        after_process_kill = _snapshot(graph)
-        delete_scope(graph, SCOPE)
 
-        # 2. kill -9 of the Neo4j server, restart it, the same command again.
+        # 2. the same command again, and kill -9 of the Neo4j server under it.
         process = _ingest(server, root)
-        figures["server_kill_at"] = _wait_for_documents(graph, process)
+        second_kill = figures["after_process_kill"] + KILL_AFTER_DOCUMENTS
+        figures["server_kill_at"] = _wait_for_documents(graph, process, second_kill)
         pid = server.status().pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
@@ -185,14 +185,14 @@ def test_kill_ingest_or_neo4j_mid_run_then_rerun_equals_clean_ingest(
     server.start()
     with _graph(server) as graph:
         figures["after_server_kill"] = _documents(graph)
-        assert 0 < figures["after_server_kill"] < DOCUMENTS  # committed documents survived
+        assert figures["after_process_kill"] < figures["after_server_kill"] < DOCUMENTS
         partial = _snapshot(graph)
+
+    # 3. the same command once more, to the end; then the reference, a clean ingest.
     _finish(_ingest(server, root))
     with _graph(server) as graph:
-        after_server_kill = _snapshot(graph)
+        recovered = _snapshot(graph)
         delete_scope(graph, SCOPE)
-
-    # 3. The reference: one clean, uninterrupted ingest.
     _finish(_ingest(server, root))
     with _graph(server) as graph:
         clean = _snapshot(graph)
@@ -202,9 +202,8 @@ def test_kill_ingest_or_neo4j_mid_run_then_rerun_equals_clean_ingest(
     assert clean["counts"]["Paragraph"] == DOCUMENTS * (PARAGRAPHS_PER_DOCUMENT + 1)
     assert clean["counts"]["KnowledgePoint"] == DOCUMENTS
     assert len(clean["relations"]) == DOCUMENTS
-    assert after_process_kill == clean
-    assert after_server_kill == clean
-    # Whatever was committed before the server died was whole: each surviving document already
-    # held exactly its clean paragraphs.
+    assert recovered == clean  # ids, versions, offsets, texts, counts, relations
+    # What was committed before the server died was whole: each surviving document already held
+    # exactly its clean paragraphs.
     for path, rows in partial["paragraphs"].items():
         assert rows == clean["paragraphs"][path]
