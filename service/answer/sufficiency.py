@@ -3,8 +3,9 @@
 Gates (each passes or fails with a score in [0, 1] and a plain reason):
 - direct_evidence_coverage: the question's key terms (and compare operands) in direct support; a
   term naming a knowledge point is covered by that knowledge point's direct support;
-- answerability: the best evidence paragraph is close enough to the question (cosine of the
-  stored paragraph embedding) and covers its terms; a logistic score with named weights;
+- answerability: a logistic score with named weights over AnswerabilityFeatures of the best
+  hit paragraph (its cosine, its best sentences' cosines, key-term coverage, the expected answer
+  type, channel agreement, the margin over other documents); the inputs go to the trace;
 - query_intent_coverage: a how_to needs steps, a causal question mechanism or consequence, a
   compare both sides, a definition a defining sentence;
 - graph_support: neighbours in the graph windows must come with their own source text;
@@ -91,6 +92,7 @@ class EvidenceSupport(msgspec.Struct, frozen=True, kw_only=True):
     sentence_cosines: tuple[float, ...] = ()
     topic: str = ""  # the best hit's document title and heading path (what it is about)
     fulltext_rank: int | None = None  # the best hit's rank in the full-text channel, if ranked
+    vector_rank: int | None = None  # and in the vector channel
     other_document_cosine: float | None = None  # best cosine of a hit in another document
 
 
@@ -105,6 +107,7 @@ class AnswerabilityFeatures(msgspec.Struct, frozen=True, kw_only=True):
     off_topic_coverage: float  # key terms not in the title/headings that the paragraph has
     answer_type_missing: float  # 1: a when/how-many/who/where question, no such value near
     fulltext_agreement: float  # 1 / full-text rank of the best hit (0: not ranked there)
+    vector_agreement: float  # 1 / vector rank of the best hit (0: not ranked there)
     document_margin: float  # best paragraph cosine minus the best one of another document
 
 
@@ -451,6 +454,7 @@ def answerability_features(
         off_topic_coverage=_share(off_topic, paragraph),
         answer_type_missing=0.0 if _answer_type_found(plan.query, near) else 1.0,
         fulltext_agreement=1.0 / rank if rank else 0.0,
+        vector_agreement=1.0 / support.vector_rank if support.vector_rank else 0.0,
         document_margin=cosine - other if other is not None else 0.0,
     )
 
@@ -480,6 +484,7 @@ def _answerability(
         + w.answerability_off_topic_coverage_weight * f.off_topic_coverage
         + w.answerability_answer_type_weight * f.answer_type_missing
         + w.answerability_fulltext_weight * f.fulltext_agreement
+        + w.answerability_vector_weight * f.vector_agreement
         + w.answerability_margin_weight * f.document_margin
         + w.answerability_bias
     )

@@ -306,7 +306,8 @@ def _support(
     support = EvidenceSupport(
         cosine=cosine, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
         sentence_cosines=cosines, topic=" ".join((best.title, *best.heading_path)),
-        fulltext_rank=best.ranks.get("fulltext"), other_document_cosine=max(others, default=None),
+        fulltext_rank=best.ranks.get("fulltext"), vector_rank=best.ranks.get("vector"),
+        other_document_cosine=max(others, default=None),
     )  # fmt: skip
     return support, validity
 
