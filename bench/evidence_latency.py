@@ -913,7 +913,7 @@ def main() -> None:
 
     graph, connection, close = open_graph(settings)
     try:
-        embedder = SentenceTransformerEmbedder(settings.embedding)
+        embedder = SentenceTransformerEmbedder(settings.embedding.for_queries())  # as served
         embedder.embed(["warm the model"])
         print("corpus:", flush=True)
         synthetic: list[SyntheticEmbedder] = []
@@ -957,7 +957,7 @@ def main() -> None:
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M"),
-        "embeddingThreads": settings.embedding.max_threads,
+        "embeddingThreads": settings.embedding.query_threads,
         "codeNewest": code_newest,
         "cores": os.cpu_count(),
         "neo4jVersion": version,

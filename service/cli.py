@@ -173,7 +173,9 @@ def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any
     from service.pipeline.runner import answer_question
 
     embedder = (
-        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
+        SentenceTransformerEmbedder(settings.embedding.for_queries())
+        if settings.embedding.enabled
+        else None
     )
     with graph_session(settings, ensure_schema=False) as graph:
         response = answer_question(
@@ -210,7 +212,9 @@ def _probe(args: argparse.Namespace, settings: Settings) -> int:
     from service.settings import project_root
 
     embedder = (
-        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
+        SentenceTransformerEmbedder(settings.embedding.for_queries())
+        if settings.embedding.enabled
+        else None
     )
     kb = Path(args.kb) if args.kb else project_root() / "knowledge_base"
     with graph_session(settings) as graph:

@@ -133,7 +133,7 @@ class AppResources:
         if not self.settings.embedding.enabled:
             self.model_state = "disabled"
             return
-        model = SentenceTransformerEmbedder(self.settings.embedding)
+        model = SentenceTransformerEmbedder(self.settings.embedding.for_queries())
         try:
             model.embed(["warm-up"])  # loads the weights now, not on the first question
         except EmbeddingError as error:
