@@ -4,8 +4,9 @@ Gates (each passes or fails with a score in [0, 1] and a plain reason):
 - direct_evidence_coverage: the question's key terms (and compare operands) in direct support; a
   term naming a knowledge point is covered by that knowledge point's direct support;
 - answerability: a logistic score with named weights over AnswerabilityFeatures of the best
-  hit paragraph (its cosine, its best sentences' cosines, key-term coverage, the expected answer
-  type, channel agreement, the margin over other documents); the inputs go to the trace;
+  hit paragraph (its cosine, its topic's cosine, its best sentences' cosines, key-term coverage,
+  the expected answer type, channel agreement, the margin over other documents); the inputs go
+  to the trace;
 - query_intent_coverage: a how_to needs steps, a causal question mechanism or consequence, a
   compare both sides, a definition a defining sentence;
 - graph_support: neighbours in the graph windows must come with their own source text;
@@ -91,6 +92,7 @@ class EvidenceSupport(msgspec.Struct, frozen=True, kw_only=True):
     sentences: tuple[str, ...] = ()
     sentence_cosines: tuple[float, ...] = ()
     topic: str = ""  # the best hit's document title and heading path (what it is about)
+    topic_cosine: float | None = None  # that topic's own embedding to the question
     fulltext_rank: int | None = None  # the best hit's rank in the full-text channel, if ranked
     vector_rank: int | None = None  # and in the vector channel
     other_document_cosine: float | None = None  # best cosine of a hit in another document
@@ -100,6 +102,9 @@ class AnswerabilityFeatures(msgspec.Struct, frozen=True, kw_only=True):
     """Inputs of the answerability score (each in [0, 1]), recorded in the trace."""
 
     paragraph_cosine: float  # best hit paragraph (its stored embedding) to the question
+    # Its topic alone (title and headings): the part of the paragraph's match that only says
+    # the page is about the question's subject (an unanswerable question's page often is).
+    topic_cosine: float
     sentence_cosine: float  # its best sentence to the question
     second_sentence_cosine: float  # its second-best sentence (= best when it has one)
     sentence_coverage: float  # share of the key terms in the best sentence
@@ -447,6 +452,8 @@ def answerability_features(
     other = support.other_document_cosine
     return AnswerabilityFeatures(
         paragraph_cosine=cosine,
+        # Unknown topic: counted as no more similar than the paragraph (no topic discount).
+        topic_cosine=support.topic_cosine if support.topic_cosine is not None else cosine,
         sentence_cosine=ranked[0][0],
         second_sentence_cosine=ranked[min(1, len(ranked) - 1)][0],
         sentence_coverage=_share(terms, ranked[0][1]),
@@ -477,6 +484,7 @@ def _answerability(
     f, w = features, settings
     z = (
         w.answerability_paragraph_weight * f.paragraph_cosine
+        + w.answerability_topic_weight * f.topic_cosine
         + w.answerability_sentence_weight * f.sentence_cosine
         + w.answerability_second_sentence_weight * f.second_sentence_cosine
         + w.answerability_sentence_coverage_weight * f.sentence_coverage

@@ -49,7 +49,7 @@ from service.pipeline.context_pack import (
 )
 from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, QueryPlan, plan_query
-from service.pipeline.retrieval import Retrieval, retrieve_spans
+from service.pipeline.retrieval import Hit, Retrieval, retrieve_spans
 from service.pipeline.spans import split_sentences
 from service.settings import Settings
 
@@ -259,6 +259,7 @@ def answer_question(
     }
 
 
+# (sentences, their embeddings followed by the best hit's topic embedding)
 _Sentences = tuple[tuple[str, ...], Future[list[list[float]]]]
 
 
@@ -268,13 +269,21 @@ def _answerability_sentences(
     vector: Sequence[float] | None,
     settings: AnswerSettings,
 ) -> _Sentences | None:
-    """The best hit's first sentences, embedding in the background (see _support)."""
+    """The best hit's first sentences and its topic (the title and headings its own embedding
+    was computed under), embedding in the background in one call (see _support)."""
     if embedder is None or vector is None or not retrieval.hits:
         return None
-    texts = [s.text for s in split_sentences(retrieval.hits[0].text)]
+    best = retrieval.hits[0]
+    texts = [s.text for s in split_sentences(best.text)]
     texts = texts[: settings.answerability_sentences]
     # Sentences only: pairs of sentences doubled the embedding time for little gain.
-    return (tuple(texts), _QUERY_EMBEDDING.submit(embedder.embed, texts)) if texts else None
+    batch = [*texts, _topic(best)]
+    return (tuple(texts), _QUERY_EMBEDDING.submit(embedder.embed, batch)) if texts else None
+
+
+def _topic(hit: Hit) -> str:
+    """As ingest/units.py embedding_input puts it before the paragraph text."""
+    return " > ".join((hit.title, *hit.heading_path[1:])) if hit.heading_path else hit.title
 
 
 def _support(
@@ -300,12 +309,16 @@ def _support(
     }  # fmt: skip
     texts: tuple[str, ...] = ()
     cosines: tuple[float, ...] = ()
+    topic_cosine = None
     if sentences is not None and vector is not None:
         texts = sentences[0]
-        cosines = tuple(_cos(vector, e) for e in sentences[1].result())
+        *embedded, topic = sentences[1].result()
+        cosines = tuple(_cos(vector, e) for e in embedded)
+        topic_cosine = _cos(vector, topic)
     support = EvidenceSupport(
         cosine=cosine, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
         sentence_cosines=cosines, topic=" ".join((best.title, *best.heading_path)),
+        topic_cosine=topic_cosine,
         fulltext_rank=best.ranks.get("fulltext"), vector_rank=best.ranks.get("vector"),
         other_document_cosine=max(others, default=None),
     )  # fmt: skip

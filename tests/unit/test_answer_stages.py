@@ -110,6 +110,21 @@ def test_answerability_gate_declines_far_evidence() -> None:
     assert near.answerability_inputs["paragraphCosine"] == 0.8
 
 
+def test_a_page_matching_only_by_its_topic_scores_lower() -> None:
+    """Same paragraph and sentence cosines: the closer the page's title alone is to the
+    question, the less of the match is about what the question asks."""
+    best = ("p0", rows()[0]["text"])
+
+    def score(topic: float) -> float:
+        support = EvidenceSupport(cosine={"p0": 0.82}, sentence_cosine=0.6, topic_cosine=topic)
+        review = _review("what is water glass?", support=support, best_paragraph=best)
+        assert review.answerability is not None and review.answerability_inputs is not None
+        assert review.answerability_inputs["topicCosine"] == topic
+        return float(review.answerability)
+
+    assert score(0.9) < score(0.3)
+
+
 _FILMING = ("Filming began in Atlanta in 2015 .", "The series was created by two brothers .")
 
 
