@@ -63,7 +63,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # (service/answer/sufficiency.py AnswerabilityFeatures); below the threshold the question
     # is declined. Fitted on half A of the ClapNQ dev questions (bench/clapnq_answers.py
     # --fit); half B is reported beside it. Features were chosen by 5-fold cross-validation on
-    # half A: the topic cosine gained 0.021 balanced accuracy (0.811 -> 0.832); the features
+    # half A: the topic cosine gained 0.016 balanced accuracy (0.811 -> 0.827); the features
     # whose weight is 0 gained 0.010 at most (under one standard error, about 0.02).
     answerability_paragraph_weight: float = 25.79
     answerability_topic_weight: float = -3.565
