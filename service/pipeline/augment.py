@@ -321,50 +321,52 @@ def _conflict_fragments(
 def _fact_fragment(fact: Fact, kp: str | None, priority: float) -> Fragment:
     """A condition-qualified fact's own sentence, found by the full-document scan; it ranks with
     the best span so the qualifier is never cut away from its value."""
+    return _sentence_fragment(fact, "direct_support", "direct_support", fact.sentence, (fact,), kp,
+                              priority)  # fmt: skip
+
+
+def _conflict_fragment(conflict: Conflict, rank: int, kp: str | None, quote_chars: int) -> Fragment:
+    """Placed on its first side's sentence; the text names every side, cited by all of them."""
+    return msgspec.structs.replace(
+        _sentence_fragment(
+            conflict.sides[0], "conflict", f"conflict\0{conflict.key}",
+            conflict_text(conflict, quote_chars), conflict.sides, kp,
+            -float(rank),  # select_conflicts ranks the most relevant first
+        ),
+        conflict_values=conflict.values,
+    )  # fmt: skip
+
+
+def _sentence_fragment(
+    fact: Fact,
+    role: Role,
+    id_role: str,
+    text: str,
+    cited: Sequence[Fact],
+    kp: str | None,
+    priority: float,
+) -> Fragment:
+    """A full-document fragment at one fact's sentence, citing the sentences of `cited`."""
     start = fact.start_offset
-    end = start + len(fact.sentence)
     return Fragment(
-        id=fragment_id("direct_support", fact.document_id, start, end),
-        role="direct_support",
+        id=fragment_id(id_role, fact.document_id, start, start + len(fact.sentence)),
+        role=role,
         document_id=fact.document_id,
         path=fact.path,
         heading_path=(),
         start_offset=start,
-        end_offset=end,
+        end_offset=start + len(fact.sentence),
         start_line=fact.line,
         end_line=fact.line + fact.sentence.count("\n"),
-        text=fact.sentence,
-        citation_ids=(citation_id(fact.paragraph_id, fact.sentence_start, fact.sentence_end),),
-        knowledge_point_id=kp,
-        source_boundary="full_document",
-        priority=priority,
-    )
-
-
-def _conflict_fragment(conflict: Conflict, rank: int, kp: str | None, quote_chars: int) -> Fragment:
-    first = conflict.sides[0]
-    start, end = first.start_offset, first.start_offset + len(first.sentence)
-    return Fragment(
-        id=fragment_id(f"conflict\0{conflict.key}", first.document_id, start, end),
-        role="conflict",
-        document_id=first.document_id,
-        path=first.path,
-        heading_path=(),
-        start_offset=start,
-        end_offset=end,
-        start_line=first.line,
-        end_line=first.line + first.sentence.count("\n"),
-        text=conflict_text(conflict, quote_chars),
+        text=text,
         citation_ids=tuple(
             dict.fromkeys(
-                citation_id(side.paragraph_id, side.sentence_start, side.sentence_end)
-                for side in conflict.sides
+                citation_id(c.paragraph_id, c.sentence_start, c.sentence_end) for c in cited
             )
         ),
         knowledge_point_id=kp,
         source_boundary="full_document",
-        priority=-float(rank),  # select_conflicts ranks the most relevant first
-        conflict_values=conflict.values,
+        priority=priority,
     )
 
 
