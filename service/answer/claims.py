@@ -8,7 +8,6 @@ paragraph text (a paragraph's text is exactly `source[startOffset:endOffset]`).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -108,6 +107,3 @@ def verify_quotes(
         )
     return ok, bad
 
-
-def quote_digest(sentence: EvidenceSentence) -> str:
-    return hashlib.sha256(sentence.quote.encode()).hexdigest()[:16]

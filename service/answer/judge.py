@@ -34,14 +34,20 @@ _POLICY = (
     "insufficient; supporting_ids lists only ids of candidates that support an answer; missing "
     "names what the evidence lacks in a few words; reason is one short sentence."
 )
+# The verdict's bounds, in the JSON schema sent to the provider and in the reply's check.
+MAX_SUPPORTING_IDS = 20
+MAX_MISSING_TERMS = 5
+
 JUDGE_SCHEMA: dict[str, object] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["status", "supporting_ids", "missing", "reason"],
     "properties": {
         "status": {"type": "string", "enum": ["sufficient", "borderline", "insufficient"]},
-        "supporting_ids": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
-        "missing": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+        "supporting_ids": {
+            "type": "array", "items": {"type": "string"}, "maxItems": MAX_SUPPORTING_IDS
+        },
+        "missing": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_MISSING_TERMS},
         "reason": {"type": "string"},
     },
 }
@@ -53,8 +59,8 @@ class ChatCompleter(Protocol):
 
 class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     status: Literal["sufficient", "borderline", "insufficient"]
-    supporting_ids: Annotated[list[str], msgspec.Meta(max_length=20)]
-    missing: Annotated[list[str], msgspec.Meta(max_length=5)]
+    supporting_ids: Annotated[list[str], msgspec.Meta(max_length=MAX_SUPPORTING_IDS)]
+    missing: Annotated[list[str], msgspec.Meta(max_length=MAX_MISSING_TERMS)]
     reason: str
 
 

@@ -11,7 +11,7 @@ turned into plain statements. Prompt residue and pages describing themselves nev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -247,13 +247,3 @@ def _table_rows(text: str) -> list[tuple[int, int, str]]:
         rows.append((offsets[index] + lead, offsets[index] + len(raw.rstrip()), readable))
     return rows
 
-
-def sentence_terms(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
-
-
-def group_by(items: Sequence[EvidenceSentence], key: str) -> dict[Any, list[EvidenceSentence]]:
-    grouped: dict[Any, list[EvidenceSentence]] = {}
-    for item in items:
-        grouped.setdefault(getattr(item, key), []).append(item)
-    return grouped

@@ -13,6 +13,7 @@ starts, with the same problem responses as POST /v1/query.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -93,6 +94,15 @@ async def _events(
         return
     finally:
         if not task.done():
-            # A client that left: the answer still finishes; its outcome is not reported.
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            # A client that left: the answer still finishes; only a failure is logged.
+            task.add_done_callback(_log_failure)
     yield _event("answer", msgspec.to_builtins(to_response(response, with_trace=with_trace)))
+
+
+log = logging.getLogger("kgs.api")
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    """The outcome of an answer whose client left the stream: nobody reads it, so log errors."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("answer failed after its client left the stream", exc_info=error)

@@ -117,7 +117,7 @@ def augment_documents(
                 fragments.append(_joined("parent_context", section, hit, "section", hit.score))
             taken.update(str(r["paragraphId"]) for r in section)
         taken.add(hit.paragraph_id)
-        window = _window(paragraphs, hit, radius, taken)
+        window = _window(paragraphs, hit, radius, taken, settings.window_paragraphs_structured)
         if window:
             fragments.append(_joined("adjacent_context", window, hit, "window", hit.score))
             taken.update(r["paragraphId"] for r in window)
@@ -182,10 +182,17 @@ def _direct(hit: Hit) -> Fragment:
     )
 
 
-def _window(paragraphs: Sequence[Row], hit: Hit, radius: int, taken: set[str]) -> list[Row]:
-    """Paragraphs within `radius` of the hit inside its top section, in reading order."""
+def _window(
+    paragraphs: Sequence[Row],
+    hit: Hit,
+    radius: int,
+    taken: set[str],
+    structured_radius: int = PipelineSettings().window_paragraphs_structured,
+) -> list[Row]:
+    """Paragraphs within `radius` of the hit inside its top section, in reading order
+    (`structured_radius` inside tables, code and Mermaid)."""
     if hit.kind in _STRUCTURED:
-        radius = min(radius, 2)
+        radius = min(radius, structured_radius)
     bound = hit.heading_path[:2]
     near = [
         r for r in paragraphs

@@ -35,7 +35,6 @@ import msgspec
 from service.pipeline.spans import split_sentences
 
 __all__ = [
-    "FACT_KINDS",
     "Fact",
     "FactKind",
     "FactSettings",
@@ -69,10 +68,6 @@ FactKind = Literal[
     "status_code",
     "aligned",
 ]
-FACT_KINDS: tuple[FactKind, ...] = (
-    "measurement", "date", "state", "location", "quantity", "owner", "endpoint", "dependency",
-    "format", "protocol", "version", "port", "status_code", "aligned",
-)  # fmt: skip
 
 # (dimension, value) pairs, sorted; empty = the default (current, unconditioned) scope.
 Scope = tuple[tuple[str, str], ...]
@@ -560,7 +555,7 @@ def _aligned_facts(
     token end, char start, char end, frame key, tokens). Citation marks ([1], [edit]) are
     ignored, so an edited copy with different reference markup still aligns."""
     text = passage.text
-    masked = _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
+    masked = _mask_citations(text)
     matches = list(_TOKEN.finditer(masked))
     raw = tuple(m.group() for m in matches)
     tokens = tuple(norm_token(t) for t in raw)
@@ -629,7 +624,7 @@ def extract_facts(
 # the facts of recent paragraphs (numbered from 0; extract_facts renumbers them).
 @functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
 def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fact, ...]:
-    return tuple(_passage_facts(passage, settings, 0))
+    return tuple(_passage_facts(passage, settings))
 
 
 def forget_facts() -> None:
@@ -637,7 +632,12 @@ def forget_facts() -> None:
     _cached_passage_facts.cache_clear()
 
 
-def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list[Fact]:
+def _mask_citations(text: str) -> str:
+    """Citation marks ([12], [edit]) blanked out, offsets kept."""
+    return _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
+
+
+def _passage_facts(passage: Passage, settings: FactSettings) -> list[Fact]:
     sentences = [
         s
         for s in split_sentences(passage.text)
@@ -652,7 +652,7 @@ def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list
             start, end = sentence.start + lo, sentence.start + hi
             covered.append((start, end))
             facts.append(
-                _fact(passage, sentence.start, sentence.end, sentence.text, order + len(facts),
+                _fact(passage, sentence.start, sentence.end, sentence.text, len(facts),
                       kind=kind, subject=subject, key=f"{kind}:{subject}", value=value,
                       norm=normalise_value(kind, value), scope=scope, value_start=start,
                       value_end=end)
@@ -668,7 +668,7 @@ def _passage_facts(passage: Passage, settings: FactSettings, order: int) -> list
         scope = qualifiers(sentence_text)
         value = passage.text[c_start:c_end]
         facts.append(
-            _fact(passage, s_start, s_end, sentence_text, order + len(facts), kind="aligned",
+            _fact(passage, s_start, s_end, sentence_text, len(facts), kind="aligned",
                   subject=frame.replace(" _ ", " … "), key=f"aligned:{frame}", value=value,
                   norm=" ".join(norm_token(t) for t in tokens[t_start:t_end]), scope=scope,
                   value_start=c_start, value_end=c_end, tokens=tokens, token_start=t_start,
@@ -701,7 +701,7 @@ def document_tokens(
         if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
             continue
         tokens = found.setdefault(passage.document_id, [])
-        masked = _CITATION_MARK.sub(lambda m: " " * len(m.group()), passage.text)
+        masked = _mask_citations(passage.text)
         for index, match in enumerate(_TOKEN.finditer(masked)):
             if len(tokens) >= max_tokens:
                 break
@@ -715,7 +715,7 @@ def document_tokens(
 def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:
     """An aligned fact for the words first..last of a passage (an edit found by comparing two
     documents word by word), with its sentence and that sentence's condition scope."""
-    masked = _CITATION_MARK.sub(lambda m: " " * len(m.group()), passage.text)
+    masked = _mask_citations(passage.text)
     raw = tuple(m.group() for m in _TOKEN.finditer(masked))
     sentence = next(
         (s for s in split_sentences(passage.text) if s.start <= first.start < s.end),

@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -36,7 +36,6 @@ __all__ = [
     "retrieve_spans",
 ]
 
-Channel = Literal["fulltext", "vector", "knowledgePoint"]
 CHANNELS = frozenset({"fulltext", "vector", "knowledgePoint"})
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 # Bare AND / OR / NOT are operators to Lucene's parser ("AND OR" fails to parse); the analyzer

@@ -9,6 +9,7 @@ parameters, time, rows), so the whole neighbour selection can be replayed in Neo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import time
@@ -57,9 +58,6 @@ __all__ = [
     "QueryEmbedder", "QuestionError", "answer_question", "default_llm", "embed_in_background"
 ]
 
-_DEFAULT_LLM: list[ChatCompleter | None] = []
-
-
 class QuestionError(ValueError):
     """The question itself is unusable (empty, too long); the message says why."""
 
@@ -78,11 +76,10 @@ def embed_in_background(embedder: QueryEmbedder, text: str) -> Future[list[float
     return _QUERY_EMBEDDING.submit(lambda: embedder.embed([text])[0])
 
 
+@functools.cache
 def default_llm() -> ChatCompleter | None:
     """The provider configured by KGS_LLM_* (read once), or None: the usual, no-LLM case."""
-    if not _DEFAULT_LLM:
-        _DEFAULT_LLM.append(client_from_settings(Settings.from_env().llm))
-    return _DEFAULT_LLM[0]
+    return client_from_settings(Settings.from_env().llm)
 
 
 class _Pass(msgspec.Struct, frozen=True, kw_only=True):
