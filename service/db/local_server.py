@@ -116,7 +116,8 @@ class LocalNeo4jServer:
         if self.password_file.is_file():
             return self.password_file.read_text(encoding="utf-8").strip()
         self.home.mkdir(parents=True, exist_ok=True)
-        generated = secrets.token_urlsafe(18)
+        # Hex, not url-safe base64: a generated password must never start with "-".
+        generated = secrets.token_hex(18)
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(generated + "\n")
@@ -239,7 +240,9 @@ class LocalNeo4jServer:
         if (self.data_dir / "dbms" / "auth.ini").exists() or self._has_database():
             return
         result = self._java(
-            [_ADMIN, "dbms", "set-initial-password", self.password()], timeout_s=120
+            # "--" ends the options: a password may itself start with "-".
+            [_ADMIN, "dbms", "set-initial-password", "--", self.password()],
+            timeout_s=120,
         )
         if result.returncode != 0:
             raise LocalNeo4jError(f"could not set the initial password: {result.stdout[-800:]}")

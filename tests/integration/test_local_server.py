@@ -130,3 +130,18 @@ def _reap_wait(pid: int) -> None:
         if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z":
             return
         time.sleep(0.1)
+
+
+def test_password_starting_with_a_dash_is_set(server: LocalNeo4jServer, tmp_path: Path) -> None:
+    """neo4j-admin once read such a password as an unknown option (a generated url-safe token
+    starts with "-" one time in 64); the initial password must reach the auth file whatever
+    its first character."""
+    home = tmp_path / "neo4j"
+    shutil.copytree(server.lib, home / "lib", copy_function=os.link)
+    settings = msgspec.structs.replace(server.settings, home=home)
+    dashed = LocalNeo4jServer(settings, user="neo4j", password="-starts-with-a-dash")
+    dashed._write_config()
+    dashed._set_initial_password()
+    assert (dashed.data_dir / "dbms" / "auth.ini").is_file()
+    generated = LocalNeo4jServer(settings, user="neo4j", password=None).password()
+    assert generated[0].isalnum()
