@@ -16,7 +16,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE_PREFIXES = ("prompt injection", "kill during ingest", "concurrent ingests",
-                   "upload/delete race", "pathological ingest")  # fmt: skip
+                   "upload/delete race", "pathological ingest", "service outage",
+                   "llm provider", "rate limit", "transaction timeout", "hostile api",
+                   "load")  # fmt: skip
 
 
 def main() -> int:
