@@ -4,7 +4,12 @@
 // :param documentIds => ['d_...']
 UNWIND $documentIds AS documentId
 MATCH (d:Document {id: documentId})
+// A paragraph deleted by a concurrent commit while this read runs (READ COMMITTED) is read
+// once as a map and dropped when its id is gone, so no row ever carries null properties.
 MATCH (p:Paragraph {documentId: documentId})
+WITH d, p {.id, .kind, .text, .ordinal, .headingPath, .startOffset, .endOffset, .startLine,
+           .endLine} AS p
+WHERE p.id IS NOT NULL
 RETURN d.id AS documentId, d.path AS path, d.title AS title,
        p.id AS paragraphId, p.kind AS kind, p.text AS text, p.ordinal AS ordinal,
        p.headingPath AS headingPath, p.startOffset AS startOffset, p.endOffset AS endOffset,

@@ -2,9 +2,13 @@
 // A document's paragraphs in reading order, with their exact source offsets and lines.
 // :param path => 'waterglass/waterglass.md'
 MATCH (d:Document {path: $path})
+// A paragraph deleted by a concurrent commit while this read runs (READ COMMITTED) is read
+// once as a map and dropped when its id is gone, so no row ever carries null properties.
 MATCH (p:Paragraph {documentId: d.id})
+WITH p {.id, .ordinal, .kind, .headingPath, .startOffset, .endOffset, .startLine, .endLine,
+        .text, embedded: p.embedding IS NOT NULL} AS p
+WHERE p.id IS NOT NULL
 RETURN p.id AS id, p.ordinal AS ordinal, p.kind AS kind, p.headingPath AS headingPath,
        p.startOffset AS startOffset, p.endOffset AS endOffset,
-       p.startLine AS startLine, p.endLine AS endLine, p.text AS text,
-       p.embedding IS NOT NULL AS embedded
+       p.startLine AS startLine, p.endLine AS endLine, p.text AS text, p.embedded AS embedded
 ORDER BY p.ordinal
