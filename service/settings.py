@@ -135,6 +135,10 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     neo4j_retry_s: float = 3.0  # how long a transaction is retried before the request gets 503
     shutdown_grace_s: float = 10.0  # running requests may finish within this on SIGTERM
     schema_wait_s: float = 60.0  # start-up (or /ready after an outage) waits for ONLINE indexes
+    # Per key (or client address without a valid key) on /v1; 0 requests: no limit.
+    rate_limit_requests: int = 600  # per window, also the largest burst
+    rate_limit_window_s: float = 60.0
+    rate_limit_max_identities: int = 10_000  # tracked at once; the least recently seen go first
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -199,7 +203,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
+def _int(env: Mapping[str, str], name: str, default: int, *, allow_zero: bool = False) -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -207,8 +211,9 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         value = int(raw)
     except ValueError:
         raise SettingsError(f"{name} must be an integer, got {raw!r}") from None
-    if value <= 0:
-        raise SettingsError(f"{name} must be positive, got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        wanted = "0 or more" if allow_zero else "positive"
+        raise SettingsError(f"{name} must be {wanted}, got {value}")
     return value
 
 
@@ -247,6 +252,9 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         neo4j_retry_s=_float(env, "KGS_API_NEO4J_RETRY_S", 3.0),
         shutdown_grace_s=_float(env, "KGS_API_SHUTDOWN_GRACE_S", 10.0),
         schema_wait_s=_float(env, "KGS_API_SCHEMA_WAIT_S", 60.0),
+        rate_limit_requests=_int(env, "KGS_API_RATE_LIMIT_REQUESTS", 600, allow_zero=True),
+        rate_limit_window_s=_float(env, "KGS_API_RATE_LIMIT_WINDOW_S", 60.0),
+        rate_limit_max_identities=_int(env, "KGS_API_RATE_LIMIT_MAX_IDENTITIES", 10_000),
     )
 
 
