@@ -16,7 +16,14 @@ from litestar.handlers.base import BaseRouteHandler
 
 from service.api.auth.keys import Grant, Keyring
 
-__all__ = ["API_KEY_HEADER", "KEYRING_STATE", "authenticate", "provide_grant", "requires_write"]
+__all__ = [
+    "API_KEY_HEADER",
+    "KEYRING_STATE",
+    "authenticate",
+    "presented_key",
+    "provide_grant",
+    "requires_write",
+]
 
 API_KEY_HEADER = "X-API-Key"
 KEYRING_STATE = "keyring"  # app.state key of the Keyring
@@ -25,7 +32,7 @@ _BEARER = "bearer "
 
 def authenticate(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
     keyring: Keyring = connection.app.state[KEYRING_STATE]
-    grant = keyring.grant_for(_presented_key(connection))
+    grant = keyring.grant_for(presented_key(connection))
     if grant is None:
         raise NotAuthorizedException(
             "a valid API key is required (header X-API-Key, or Authorization: Bearer KEY)",
@@ -47,7 +54,8 @@ def provide_grant(request: ASGIConnection[Any, Any, Any, Any]) -> Grant:
     return user
 
 
-def _presented_key(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
+def presented_key(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
+    """The key a request presents (also read by the rate limit, to tell keys apart)."""
     key = connection.headers.get(API_KEY_HEADER)
     if key:
         return key
