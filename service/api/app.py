@@ -24,6 +24,7 @@ from service.api.knowledge_points import KnowledgePointController
 from service.api.logs import RequestContextMiddleware
 from service.api.metrics import metrics, prometheus_config
 from service.api.queries import QueryController
+from service.api.rate_limit import RATE_LIMITER_STATE, RateLimiter, RateLimitMiddleware
 from service.api.state import AppResources, lifespan
 from service.api.streaming import StreamController
 from service.api.traces import TraceController
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
             TraceController,
         ],
         guards=[authenticate],
+        middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too
         dependencies={"grant": Provide(provide_grant, sync_to_thread=False)},
         security=[{"apiKey": []}],
     )  # fmt: skip
@@ -52,7 +54,10 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },
-        state=State({KEYRING_STATE: Keyring(settings.api)}),
+        state=State({
+            KEYRING_STATE: Keyring(settings.api),
+            RATE_LIMITER_STATE: RateLimiter.from_settings(settings.api),
+        }),
         lifespan=[lifespan(resources)],
         middleware=[prometheus_config().middleware, RequestContextMiddleware()],
         plugins=[ProblemDetailsPlugin(problem_config())],

@@ -3,7 +3,7 @@
     HTTPException (Litestar: validation 400, 401, 403, 404, 405, 413, 415) -> its own status
     QuestionError, InvalidScope (unusable input found deeper down)       -> 400
     neo4j DriverError, transient Neo4jError (database unreachable)       -> 503, Retry-After
-    Neo4jError "transaction timed out"                                   -> 504
+    Neo4jError "transaction timed out", or ended waiting for a lock      -> 504
     EmbeddingError (the query embedding model failed)                    -> 503
     anything else (a bug)                                       -> 500, traceback in the log
 
@@ -46,6 +46,7 @@ log = logging.getLogger("kgs.api")
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 NEO4J_RETRY_AFTER_S = 5  # what a 503 suggests to the client
+_LOCK_WAIT_ENDED = "Neo.ClientError.Transaction.LockClientStopped"
 
 
 class Problem(msgspec.Struct, kw_only=True):
@@ -88,9 +89,12 @@ def _from_http(error: HTTPException) -> ProblemDetailsException:
 
 def _from_neo4j(error: Exception) -> ProblemDetailsException:
     code = getattr(error, "code", None) or ""
-    if "TransactionTimedOut" in code:
+    # A transaction that times out while waiting for another one's lock ends with
+    # LockClientStopped, not TransactionTimedOut* (Neo4j 5; tests/faults/test_transaction_timeout).
+    if "TransactionTimedOut" in code or code == _LOCK_WAIT_ENDED:
         count_neo4j_error("timeout")
-        return problem(504, "a Neo4j query ran past its timeout; try again or narrow the request")
+        return problem(504, "a Neo4j transaction ran past its timeout (a long query, or a wait "
+                            "for a lock held by another write); try again or narrow the request")
     if isinstance(error, DriverError) or (
         isinstance(error, Neo4jError) and error.is_retryable()
     ):
@@ -144,8 +148,9 @@ def unexpected_error_handler(request: Request[Any, Any, Any], error: Exception) 
 
 
 def v1_problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """What every /v1 route can answer (bad input, no key, Neo4j down or slow), plus `statuses`."""
-    return problem_responses(400, 401, 503, 504, *statuses)
+    """What every /v1 route can answer (bad input, no key, rate limit, Neo4j down or slow), plus
+    `statuses`."""
+    return problem_responses(400, 401, 429, 503, 504, *statuses)
 
 
 def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
