@@ -96,13 +96,17 @@ def main() -> None:
     report(args, figures, peak_rss_mib)
 
 
-def start_service(port: int, key: str) -> subprocess.Popen[bytes]:
+def start_service(
+    port: int, key: str, *, name: str = "load-bench", scopes: tuple[str, ...] = ("*",),
+    write: bool = False,
+) -> subprocess.Popen[bytes]:  # fmt: skip
+    """`kgs serve` with one API key (its name, scopes, write flag); log in bench/out/."""
     import hashlib
 
-    keys = [{"name": "load-bench", "sha256": hashlib.sha256(key.encode()).hexdigest(),
-             "scopes": ["*"], "write": False}]  # fmt: skip
+    keys = [{"name": name, "sha256": hashlib.sha256(key.encode()).hexdigest(),
+             "scopes": list(scopes), "write": write}]  # fmt: skip
     env = {**os.environ, "KGS_API_KEYS": json.dumps(keys), "KGS_API_DEV_MODE": "off"}
-    log = (ROOT / "bench" / "out").joinpath("load-bench-service.log")
+    log = (ROOT / "bench" / "out").joinpath(f"{name}-service.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as sink:
         service = subprocess.Popen(
