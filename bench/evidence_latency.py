@@ -695,8 +695,10 @@ def time_scale(
         rotation %= len(measures)
         for name, measure in measures[rotation:] + measures[:rotation]:
             _forget_question_patterns(patterns)
+            embedder.forget([plan_query(q, scope).query])  # the question is always new
             if cold_texts:
                 forget_texts()
+                embedder.forget()
             elapsed = measure()
             if record:
                 result.times[name].append(elapsed)
@@ -718,7 +720,8 @@ def time_scale(
 def forget_texts() -> None:
     """Each measure meets the question's paragraphs cold too: the service keeps the sentence
     splits and extracted facts of recent paragraphs, and a previous measure of the same question
-    would have filled them (the benchmark then understates what the caches give)."""
+    would have filled them (the benchmark then understates what the caches give). The
+    embedder's cache of sentence vectors is emptied beside them."""
     forget_sentences()
     forget_facts()
 

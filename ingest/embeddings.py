@@ -8,6 +8,8 @@ L2-normalised so cosine similarity equals the dot product.
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -41,13 +43,21 @@ def model_location(name: str) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """Loads the model on first use (so commands that never embed never pay for it)."""
+    """Loads the model on first use (so commands that never embed never pay for it).
+
+    With `settings.cache_entries` > 0 the vectors of the most recent texts are kept (a vector
+    is a pure function of the text and the model): only the texts not seen recently reach the
+    model, in one batch. Safe to call from several threads."""
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
         self.name = settings.model
         self.dimensions = settings.dimensions
         self._model: Any = None
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_lock = threading.Lock()  # the pool threads of one process share the cache
+        self.cache_hits = 0
+        self.cache_misses = 0
 
     def _load(self) -> Any:
         if self._model is None:
@@ -75,6 +85,33 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.settings.cache_entries <= 0:
+            return self._encode(texts)
+        with self._cache_lock:
+            known = {t: self._cache[t] for t in texts if t in self._cache}
+            for text in known:
+                self._cache.move_to_end(text)
+            self.cache_hits += sum(t in known for t in texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        fresh = dict(zip(missing, self._encode(missing), strict=True))
+        with self._cache_lock:
+            self.cache_misses += len(missing)
+            self._cache.update(fresh)
+            while len(self._cache) > self.settings.cache_entries:
+                self._cache.popitem(last=False)
+        # Copies: a caller may change its vectors without changing the cached ones.
+        return [list(known[t] if t in known else fresh[t]) for t in texts]
+
+    def forget(self, texts: Sequence[str] | None = None) -> None:
+        """Drop these texts' cached vectors, or every cached vector (benchmarks measure a
+        question's first embedding this way)."""
+        with self._cache_lock:
+            if texts is None:
+                self._cache.clear()
+            for text in texts or ():
+                self._cache.pop(text, None)
+
+    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
         model = self._load()
