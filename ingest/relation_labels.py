@@ -3,12 +3,15 @@ normalisation used to match names, titles and aliases ("Water glass" == "watergl
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
 from service.graph_model import RELATION_TYPES
 
 __all__ = ["compact_key", "relation_for_label", "slug"]
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 _SYNONYMS: dict[str, str] = {
     "is a": "IS_A", "is an": "IS_A", "type of": "IS_A", "kind of": "IS_A", "subclass of": "IS_A",
@@ -47,10 +50,12 @@ def relation_for_label(label: str) -> str | None:
     return _SYNONYMS.get(words)
 
 
+@functools.lru_cache(maxsize=16_384)
 def compact_key(text: str) -> str:
-    """Case-, width-, space- and punctuation-insensitive key: 'Water-glass' -> 'waterglass'."""
+    """Case-, width-, space- and punctuation-insensitive key: 'Water-glass' -> 'waterglass'.
+    Cached: answering compares the same sentences and terms many times per question."""
     normal = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in normal if ch.isalnum())
+    return _NOT_ALNUM.sub("", normal)  # [\W_] is exactly "not str.isalnum()"
 
 
 def slug(text: str) -> str:

@@ -630,6 +630,7 @@ def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fac
 def forget_facts() -> None:
     """Empty the cache of extracted facts (benchmarks that meet every text cold)."""
     _cached_passage_facts.cache_clear()
+    _text_tokens.cache_clear()
 
 
 def _mask_citations(text: str) -> str:
@@ -701,15 +702,21 @@ def document_tokens(
         if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
             continue
         tokens = found.setdefault(passage.document_id, [])
-        masked = _mask_citations(passage.text)
-        for index, match in enumerate(_TOKEN.finditer(masked)):
-            if len(tokens) >= max_tokens:
-                break
-            tokens.append(
-                WordToken(norm=norm_token(match.group()), raw=match.group(), passage=number,
-                          index=index, start=match.start(), end=match.end())
-            )  # fmt: skip
+        room = max_tokens - len(tokens)
+        tokens.extend(
+            WordToken(norm=norm, raw=raw, passage=number, index=index, start=start, end=end)
+            for index, (norm, raw, start, end) in enumerate(_text_tokens(passage.text)[:room])
+        )
     return found
+
+
+@functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
+def _text_tokens(text: str) -> tuple[tuple[str, str, int, int], ...]:
+    """(normalised, raw, start, end) of each token; cached like the facts: the same documents
+    are scanned question after question."""
+    masked = _mask_citations(text)
+    return tuple((norm_token(m.group()), m.group(), m.start(), m.end())
+                 for m in _TOKEN.finditer(masked))  # fmt: skip
 
 
 def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:
