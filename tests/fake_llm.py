@@ -20,6 +20,9 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     status: int = 200
     delay_s: float = 0.0  # sleep before answering (timeouts)
     raw: str | None = None  # a raw body instead of a chat completion
+    # Send the headers (full Content-Length) and only this many body bytes, then close the
+    # connection: a reply cut off mid-body. None: the whole body.
+    truncate_at_bytes: int | None = None
 
 
 def verdict(status: str, ids: list[str], reason: str = "scripted") -> Reply:
@@ -62,7 +65,10 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                self.wfile.write(data[: reply.truncate_at_bytes])
+                if reply.truncate_at_bytes is not None:
+                    self.wfile.flush()
+                    self.close_connection = True
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test)
 
