@@ -37,6 +37,7 @@ tells two films apart, not a disagreement about who directed one.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from difflib import SequenceMatcher
 from typing import Literal, Protocol, TypeVar
@@ -155,16 +156,18 @@ def word_edits(
     need = settings.word_edit_min_shared_tokens
     found: list[Conflict] = []
     documents = sorted(tokens)
+    words = {d: [t.norm for t in tokens[d]] for d in documents}
+    counts = {d: Counter(words[d]) for d in documents}
     for i, one in enumerate(documents):
         for other in documents[i + 1 :]:
             a, b = tokens[one], tokens[other]
-            words_a, words_b = [t.norm for t in a], [t.norm for t in b]
-            shorter, longer = sorted((words_a, words_b), key=len)
-            vocabulary = set(longer)
-            # an upper bound on the words the two have in common, before the costly diff
-            if sum(w in vocabulary for w in shorter) < settings.word_edit_min_copy_share * len(
-                shorter
-            ):
+            words_a, words_b = words[one], words[other]
+            shorter, longer = sorted((one, other), key=lambda d: len(words[d]))
+            # an upper bound on the words the two have in common, before the costly diff: the
+            # shorter one's words that the longer one has at all
+            common = counts[shorter].keys() & counts[longer].keys()
+            bound = sum(counts[shorter][w] for w in common)
+            if bound < settings.word_edit_min_copy_share * len(words[shorter]):
                 continue
             ops = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
             same = sum(op[2] - op[1] for op in ops if op[0] == "equal")
