@@ -254,7 +254,8 @@ def report(args: argparse.Namespace, figures: dict[str, object], peak_rss_mib: f
     unloaded_p50 = statistics.median(unloaded)
     total = sum(len(v) for v in results.latencies_ms.values())
     errors = sum(results.errors.values())
-    rows = [("route", "requests", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors")]
+    header = ("route", "requests", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors")
+    rows: list[tuple[str, ...]] = [header]
     for kind, label in (("query", "POST /v1/query"), ("document", "GET /v1/documents/{id}"),
                         ("knowledgePoint", "GET /v1/knowledge-points/{id}")):  # fmt: skip
         values = results.latencies_ms.get(kind, [])
