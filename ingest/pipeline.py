@@ -188,7 +188,11 @@ def _ingest_scope(
     index = _knowledge_point_index(graph, scope, parsed, report)
     model = embedding.embedder.name if embedding.embedder else "none"
     units = [build_unit(p, index, model=model) for p in parsed]
-    existing = {row["path"]: row for row in graph.read("ingest/document_states", scope=scope)}
+    pruning = options.prune and whole_scope
+    states = (graph.read("ingest/document_states", scope=scope) if pruning else
+              graph.read("ingest/document_states_of_paths", scope=scope,
+                         paths=[u.path for u in units]))  # fmt: skip
+    existing = {row["path"]: row for row in states}
     wanted_status = embedding.status_if_missing
     changed: list[DocumentUnit] = []
     for unit in units:
@@ -203,7 +207,7 @@ def _ingest_scope(
         else:
             changed.append(unit)
             (report.updated if before else report.added).append(unit.path)
-    gone = sorted(set(existing) - {u.path for u in units}) if options.prune and whole_scope else []
+    gone = sorted(set(existing) - {u.path for u in units}) if pruning else []
     if options.dry_run:
         report.removed.extend(gone)
         return

@@ -190,9 +190,10 @@ class DocumentController(Controller):
             raise problem(413, f"the document is larger than {limit} bytes")
         _check_text(raw)
         graph = resources.request_graph()
-        report = await anyio.to_thread.run_sync(
-            _ingest_one, resources, graph, scope, relative, raw
-        )
+        async with resources.scope_lock(scope):
+            report = await anyio.to_thread.run_sync(
+                _ingest_one, resources, graph, scope, relative, raw
+            )
         path = f"{scope}/{relative}"
         errors = [p for p in report.problems if p.severity == "error"]
         if errors:
@@ -217,18 +218,17 @@ class DocumentController(Controller):
         )
 
     @delete(
-        "/{document_id:str}", guards=[requires_write], sync_to_thread=True,
-        responses=v1_problems(403, 404),
+        "/{document_id:str}", guards=[requires_write], responses=v1_problems(403, 404),
     )  # fmt: skip
-    def delete_document(self, resources: AppResources, grant: Grant, document_id: str) -> None:
+    async def delete_document(
+        self, resources: AppResources, grant: Grant, document_id: str
+    ) -> None:
         """Remove a document, its headings, paragraphs and the relations it declared."""
         graph = resources.request_graph()
-        meta = _readable_document(graph, grant, document_id)
+        meta = await anyio.to_thread.run_sync(_readable_document, graph, grant, document_id)
         scope = str(meta["scope"])
-        with resources.scope_lock(scope):
-            delete_document(graph, document_id)
-            prune_knowledge_points(graph, scope)
-            graph.write("ingest/refresh_degrees", scope=scope)
+        async with resources.scope_lock(scope):
+            await anyio.to_thread.run_sync(_delete_one, graph, scope, document_id)
 
 
 def _readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any]:
@@ -241,16 +241,23 @@ def _readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any
 def _ingest_one(
     resources: AppResources, graph: Graph, scope: str, relative: str, raw: bytes
 ) -> IngestReport:
-    """The CLI's ingestion over a folder holding just this file at its path in the scope."""
+    """The CLI's ingestion over a folder holding just this file at its path in the scope
+    (the caller holds the scope's lock)."""
     with tempfile.TemporaryDirectory(prefix="kgs-upload-") as folder:
         target = Path(folder, relative)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(raw)  # bytes as sent: offsets index exactly this text
-        with resources.scope_lock(scope):
-            return ingest(
-                graph, resources.embedder, Path(folder), IngestOptions(scope=scope),
-                resources.settings.ingest,
-            )  # fmt: skip
+        return ingest(
+            graph, resources.embedder, Path(folder), IngestOptions(scope=scope),
+            resources.settings.ingest,
+        )  # fmt: skip
+
+
+def _delete_one(graph: Graph, scope: str, doc_id: str) -> None:
+    """The caller holds the scope's lock."""
+    delete_document(graph, doc_id)
+    prune_knowledge_points(graph, scope)
+    graph.write("ingest/refresh_degrees", scope=scope)
 
 
 def _checked_path(name: str) -> str:

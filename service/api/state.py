@@ -64,8 +64,7 @@ class AppResources:
         )
         self.answer_limiter: anyio.CapacityLimiter | None = None
         self._close: Callable[[], None] | None = None
-        self._scope_locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
+        self._scope_locks: dict[str, anyio.Lock] = {}
 
     def open(self) -> None:
         if self._owns_graph:
@@ -98,11 +97,16 @@ class AppResources:
         self.schema_applied = True
         return True
 
-    def scope_lock(self, scope: str) -> threading.Lock:
+    def scope_lock(self, scope: str) -> anyio.Lock:
         """Writes to one scope run one at a time (the scope's knowledge point index and degree
-        refresh see a whole document, never half of a concurrent one)."""
-        with self._locks_guard:
-            return self._scope_locks.setdefault(scope, threading.Lock())
+        refresh see a whole document, never half of a concurrent one). Awaited on the event
+        loop, not in a worker thread: writers waiting their turn must not take the threads that
+        reads need (under load they did: document reads waited seconds behind queued uploads).
+        Only the event loop's thread calls this, so the dictionary needs no lock."""
+        return self._scope_locks.setdefault(scope, anyio.Lock())
+
+    def reset_scope_locks(self) -> None:
+        self._scope_locks = {}
 
     def _open_graph(self) -> None:
         # Provisioning errors (no Docker, local server cannot start) stop the start-up; an
@@ -155,6 +159,7 @@ def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncConte
         resources.answer_limiter = anyio.CapacityLimiter(
             resources.settings.api.max_concurrent_answers
         )
+        resources.reset_scope_locks()  # locks belong to this run's event loop
         await anyio.to_thread.run_sync(resources.open)
         try:
             yield
