@@ -41,11 +41,12 @@ typecheck: install
 bench: install
 	$(BIN)/python bench/run_all.py
 
-# The fault suite (kill -9 during ingest, concurrent writers, hostile input), then a table of
-# each test's result and figures. The same tests also run in `make test`.
+# The fault suite (kill -9 during ingest, Neo4j killed under load, concurrent writers, hostile
+# input, rate limits, timeouts; the same tests run in `make test`), then the long load test
+# (64 clients for 120 s over 5,000 documents), then a table of each result and its figures.
 .PHONY: faults
 faults: install
-	$(BIN)/python bench/faults_report.py
+	$(BIN)/python bench/faults_report.py --load
 
 neo4j-start: install
 	$(KGS) neo4j start
