@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from ingest.batching import CallBatcher
 from service.settings import EmbeddingSettings
 
 __all__ = ["Embedder", "EmbeddingError", "SentenceTransformerEmbedder", "model_location"]
@@ -47,7 +48,9 @@ class SentenceTransformerEmbedder:
 
     With `settings.cache_entries` > 0 the vectors of the most recent texts are kept (a vector
     is a pure function of the text and the model): only the texts not seen recently reach the
-    model, in one batch. Safe to call from several threads."""
+    model, in one batch. Safe to call from several threads: one model call runs at a time, and
+    the texts of callers that arrive meanwhile go into the next call together (CallBatcher);
+    a cache hit never waits for the model."""
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
@@ -58,6 +61,7 @@ class SentenceTransformerEmbedder:
         self._cache_lock = threading.Lock()  # the pool threads of one process share the cache
         self.cache_hits = 0
         self.cache_misses = 0
+        self.batcher = CallBatcher(self._encode_now)
 
     def _load(self) -> Any:
         if self._model is None:
@@ -112,8 +116,9 @@ class SentenceTransformerEmbedder:
                 self._cache.pop(text, None)
 
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
+        return self.batcher.run(texts) if texts else []
+
+    def _encode_now(self, texts: list[str]) -> list[list[float]]:
         model = self._load()
         try:
             vectors = model.encode(

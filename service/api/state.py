@@ -5,8 +5,7 @@ them; handlers receive them as the `resources` dependency."""
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import anyio
@@ -23,24 +22,9 @@ from service.db.schema import SchemaError, apply_schema
 from service.db.selection import connect
 from service.settings import Settings
 
-__all__ = ["AppResources", "SerialEmbedder", "lifespan"]
+__all__ = ["AppResources", "lifespan"]
 
 log = logging.getLogger("kgs.api")
-
-class SerialEmbedder:
-    """One embedding call at a time: the model already spreads one call over its own threads, so
-    concurrent calls would only oversubscribe the cores."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self._inner = inner
-        self.name = inner.name
-        self.dimensions = inner.dimensions
-        self._lock = threading.Lock()
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        with self._lock:
-            return self._inner.embed(texts)
-
 
 class AppResources:
     """`graph` / `embedder` given: borrowed (tests); otherwise opened here and closed at exit."""
@@ -55,7 +39,9 @@ class AppResources:
         self.settings = settings
         self.graph = graph
         self._owns_graph = graph is None
-        self.embedder: SerialEmbedder | None = SerialEmbedder(embedder) if embedder else None
+        # The embedder serialises its own model calls (merging concurrent ones) and answers
+        # cached texts without waiting for the model.
+        self.embedder: Embedder | None = embedder
         self._owns_embedder = embedder is None
         self.model_state = "loaded" if embedder else "not loaded"
         self.schema_applied = graph is not None
@@ -145,7 +131,7 @@ class AppResources:
             self.model_state = f"failed: {error}"
             log.error("embedding model not loaded: %s", error)
             return
-        self.embedder = SerialEmbedder(model)
+        self.embedder = model
         self.model_state = "loaded"
 
 

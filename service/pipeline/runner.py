@@ -67,8 +67,10 @@ class QueryEmbedder(Protocol):
 
 
 # Query embeddings run beside retrieval's lexical reads (Neo4j waits, the model computes).
-# Two workers: at most two inferences at once on this 2-core class of machine.
-_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+# The embedder runs one model call at a time and merges the texts of callers waiting for it,
+# so these workers mostly wait: as many as answers computed at once (KGS_API_MAX_CONCURRENT_
+# ANSWERS' default), so that concurrent answers' texts can share one call.
+_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
 
 
 def embed_in_background(embedder: QueryEmbedder, text: str) -> Future[list[float]]:
