@@ -14,7 +14,15 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import msgspec
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, Session, unit_of_work
+from neo4j import (
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    Query,
+    Record,
+    Session,
+    unit_of_work,
+)
 
 from service.db.cypher_registry import CypherRegistry, Statement
 from service.settings import Neo4jSettings
@@ -31,6 +39,30 @@ __all__ = [
 T = TypeVar("T")
 MAX_RECORDED_CALLS = 10_000
 Row = dict[str, Any]
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    """A scalar, or a list or map of plain values: what Record.data() returns unchanged."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is list:
+        return all(type(v) in _SCALARS or _plain(v) for v in value)
+    if kind is dict:
+        return all(_plain(v) for v in value.values())
+    return False
+
+
+def _row(record: Record) -> Row:
+    """Record.data(), without its per-value conversion when every value is already plain (the
+    registry's statements return scalars, lists and maps; the conversion's isinstance checks
+    were a tenth of an answer's CPU). Nodes, paths and temporal values take the driver's way."""
+    if all(_plain(v) for v in record):
+        return dict(zip(record.keys(), record, strict=True))
+    return record.data()
 
 
 class ReadOnlyViolation(PermissionError):
@@ -122,7 +154,7 @@ class Graph:
             raise ValueError(f"{name} is declared '{stmt.mode}', not 'write'")
         started = time.perf_counter()
         result = tx.run(stmt.text, params)
-        rows = [record.data() for record in result]
+        rows = [_row(record) for record in result]
         counters = result.consume().counters
         self._record(stmt, params, started, len(rows))
         return WriteResult(
@@ -171,7 +203,7 @@ class Graph:
             raise ReadOnlyViolation(f"refused: the statement is of type {kind!r}, only reads run")
 
         def rows(tx: ManagedTransaction) -> list[Row]:
-            return [record.data() for record in tx.run(text, dict(params))]
+            return [_row(record) for record in tx.run(text, dict(params))]
 
         with self._session() as session:
             return session.execute_read(self._unit(rows, "kgs cypher"))
@@ -190,7 +222,7 @@ class Graph:
 
     def _rows(self, tx: ManagedTransaction, stmt: Statement, params: dict[str, Any]) -> list[Row]:
         started = time.perf_counter()
-        rows = [record.data() for record in tx.run(stmt.text, params)]
+        rows = [_row(record) for record in tx.run(stmt.text, params)]
         self._record(stmt, params, started, len(rows))
         return rows
 

@@ -1,0 +1,32 @@
+"""Rows come back exactly as the driver's Record.data() would give them, whether they take the
+fast path (plain values) or the driver's conversion (nodes, temporal values)."""
+
+from __future__ import annotations
+
+from neo4j import Query
+
+from service.db import Graph
+
+STATEMENT = (
+    "RETURN 1 AS int, 1.5 AS float, 'x' AS text, null AS nothing, true AS flag, "
+    "[1, 2.5, 'a', null, [3, [4]]] AS nested, {k: [1, {m: 'n'}], e: null} AS map, "
+    "date('2026-01-02') AS day, [date('2026-01-03')] AS days, {d: date('2026-01-04')} AS dmap"
+)
+
+
+def test_rows_equal_record_data(graph: Graph) -> None:
+    with graph.driver.session(database=graph.database) as session:
+        expected = [r.data() for r in session.run(Query(STATEMENT))]
+    rows = graph.read_text(STATEMENT, {})
+    assert rows == expected
+    assert [type(v) for v in rows[0].values()] == [type(v) for v in expected[0].values()]
+
+
+def test_nodes_still_become_maps(graph: Graph, scope: str) -> None:
+    with graph.driver.session(database=graph.database) as session:
+        session.run("CREATE (:RowProbe {id: $id, at: date('2026-01-05')})", id=scope).consume()
+        try:
+            rows = graph.read_text("MATCH (n:RowProbe {id: $id}) RETURN n", {"id": scope})
+        finally:
+            session.run("MATCH (n:RowProbe {id: $id}) DELETE n", id=scope).consume()
+    assert len(rows) == 1 and rows[0]["n"]["id"] == scope and type(rows[0]["n"]) is dict
