@@ -8,8 +8,8 @@ What it does, in order (every step bounded in time and count):
 1. ingests knowledge_base/ (a no-op when the database already holds it unchanged);
 2. starts `kgs serve --host 127.0.0.1 --port PORT` with a read-only API key generated for this
    run, and waits for /ready;
-3. collects the workload: every document of the general scopes, "what is <title>?" per document,
-   and each document's knowledge point;
+3. collects the workload: every document of the general scopes, questions about each title in
+   PHRASINGS' wordings (shuffled, seeded), and each document's knowledge point;
 4. unloaded baseline: UNLOADED_QUESTIONS questions one after another (after WARMUP_QUESTIONS);
 5. load: CLIENTS clients, each in a loop: pick a request by the mix, send it, wait an exponential
    think time (mean --think-s, seeded), until the duration is over; at most MAX_REQUESTS;
@@ -56,11 +56,33 @@ P95_TARGET_RATIO = 4.0
 BENCH_RATE_LIMIT = 1_000_000  # requests per window for the one bench key
 
 
+# Ways to ask about one title. With --questions fresh (the default) every question is asked
+# once, so the service's vector cache never holds the question beforehand: the figures are those
+# of new questions about a known knowledge base (its paragraphs' sentences may be cached).
+PHRASINGS = (
+    "what is {}?", "define {}", "explain {}", "tell me about {}", "describe {}",
+    "what does {} mean?", "give an overview of {}", "what should I know about {}?",
+    "summarize {}", "what is meant by {}?", "can you explain {}?", "{}: what is it?",
+    "what are the key facts about {}?", "briefly, what is {}?",
+)
+
+
 @dataclass
 class Workload:
-    questions: list[tuple[str, str]]  # (scope, question)
+    questions: list[tuple[str, str]]  # (scope, question), in the order they are asked
     documents: list[str]
     points: list[tuple[str, str]]  # (scope, knowledge point id)
+    fresh: bool = True  # each question once (then from the start again, counted as repeats)
+    asked: int = 0
+    repeats: int = 0
+
+    def next_question(self, rng: random.Random) -> tuple[str, str]:
+        if not self.fresh:
+            return rng.choice(self.questions)
+        question = self.questions[self.asked % len(self.questions)]
+        self.repeats += self.asked >= len(self.questions)
+        self.asked += 1
+        return question
 
 
 @dataclass
@@ -77,6 +99,10 @@ def main() -> None:
     parser.add_argument("--think-s", type=float, default=1.0, help="mean pause between requests")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--mix", default="0.4,0.3,0.3", help="query,document,knowledge point")
+    parser.add_argument(
+        "--questions", choices=("fresh", "repeat"), default="fresh",
+        help="fresh: every question asked once; repeat: drawn with repeats from the same pool",
+    )  # fmt: skip
     args = parser.parse_args()
     if not (1 <= args.clients <= 256 and 1 <= args.duration_s <= 600):
         raise SystemExit("--clients must be 1-256 and --duration-s 1-600")
@@ -159,14 +185,15 @@ async def run(args: argparse.Namespace, mix: list[float], key: str, pid: int) ->
         base_url=f"http://{HOST}:{args.port}", headers={"X-API-Key": key},
         timeout=REQUEST_TIMEOUT_S, limits=limits,
     ) as client:  # fmt: skip
-        workload = await collect(client)
+        workload = await collect(client, fresh=args.questions == "fresh")
         print(f"workload: {len(workload.questions)} questions, {len(workload.documents)} documents,"
               f" {len(workload.points)} knowledge points", flush=True)  # fmt: skip
         rng = random.Random(SEED)
-        for scope, question in rng.sample(workload.questions, WARMUP_QUESTIONS):
-            await ask(client, scope, question)
+        for _ in range(WARMUP_QUESTIONS):
+            await ask(client, *workload.next_question(rng))
         unloaded: list[float] = []
-        for scope, question in rng.sample(workload.questions, UNLOADED_QUESTIONS):
+        for _ in range(UNLOADED_QUESTIONS):
+            scope, question = workload.next_question(rng)
             started = time.perf_counter()
             response = await ask(client, scope, question)
             response.raise_for_status()
@@ -183,10 +210,13 @@ async def run(args: argparse.Namespace, mix: list[float], key: str, pid: int) ->
             for n in range(args.clients)
         ))  # fmt: skip
         elapsed = time.monotonic() - started
-    return {"unloaded": unloaded, "results": results, "elapsed": elapsed, "pid": pid}
+    questions = (f"{args.questions} ({workload.asked} asked of {len(workload.questions)}, "
+                 f"{workload.repeats} repeated)" if workload.fresh else "repeat")  # fmt: skip
+    return {"unloaded": unloaded, "results": results, "elapsed": elapsed, "pid": pid,
+            "questions": questions}  # fmt: skip
 
 
-async def collect(client: httpx.AsyncClient) -> Workload:
+async def collect(client: httpx.AsyncClient, *, fresh: bool) -> Workload:
     questions: list[tuple[str, str]] = []
     documents: list[str] = []
     points: list[tuple[str, str]] = []
@@ -195,14 +225,15 @@ async def collect(client: httpx.AsyncClient) -> Workload:
         for item in page["items"]:
             documents.append(item["id"])
             if item.get("title"):
-                questions.append((scope, f"what is {item['title']}?"))
+                questions += [(scope, phrasing.format(item["title"])) for phrasing in PHRASINGS]
                 found = await client.get(
                     "/v1/knowledge-points", params={"q": item["title"], "scope": scope, "limit": 1}
                 )
                 points += [(scope, m["id"]) for m in found.json()["items"]]
     if not (questions and documents and points):
         raise SystemExit("the shipped knowledge base is not in the database (run make run once)")
-    return Workload(questions, documents, sorted(set(points)))
+    random.Random(SEED).shuffle(questions)
+    return Workload(questions, documents, sorted(set(points)), fresh=fresh)
 
 
 async def ask(client: httpx.AsyncClient, scope: str, question: str) -> httpx.Response:
@@ -221,7 +252,7 @@ async def client_loop(
         started = time.perf_counter()
         try:
             if kind == "query":
-                response = await ask(client, *rng.choice(workload.questions))
+                response = await ask(client, *workload.next_question(rng))
             elif kind == "document":
                 response = await client.get(f"/v1/documents/{rng.choice(workload.documents)}")
             else:
@@ -270,7 +301,8 @@ def report(args: argparse.Namespace, figures: dict[str, object], peak_rss_mib: f
     ratio = query_p95 / unloaded_p50
     print(f"\n{args.clients} clients, {elapsed:.0f} s, mean think time {args.think_s} s, "
           f"mix query/document/knowledge point {args.mix}; unloaded /v1/query p50 "
-          f"{unloaded_p50:.1f} ms ({UNLOADED_QUESTIONS} sequential questions)")  # fmt: skip
+          f"{unloaded_p50:.1f} ms ({UNLOADED_QUESTIONS} sequential questions); questions "
+          f"{figures['questions']}")  # fmt: skip
     for sample in results.error_samples:
         print(f"  error: {sample}")
     print()
