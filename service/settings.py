@@ -75,7 +75,7 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     query_threads: int = 1
     # Vectors of recent texts kept in memory (0 = none). Ingestion embeds each text once, so
     # only the answering side caches: repeated questions and the sentences of often-retrieved
-    # paragraphs (about 1.6 KiB per entry for 384 dimensions).
+    # paragraphs (float32: about 1.6 KiB per entry for 384 dimensions).
     cache_entries: int = 0
     query_cache_entries: int = 4096
     enabled: bool = True
