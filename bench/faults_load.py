@@ -88,6 +88,9 @@ DEFAULT_MIX = "0.40,0.20,0.08,0.07,0.15,0.10"
 OWN_READ_SHARE = 0.2  # document reads that read the client's own acknowledged upload
 INGEST_TIMEOUT_S = 1800.0
 REQUEST_TIMEOUT_S = 120.0  # generous, but a timeout counts as an error
+# Idle pooled connections close on the client's side before uvicorn's 5 s keep-alive ends them:
+# otherwise a request sent just as the server closes the connection fails (ReadError).
+CLIENT_KEEPALIVE_S = 2.0
 SAMPLE_INTERVAL_S = 5.0
 MAX_REQUESTS = 200_000
 VERIFY_CONCURRENCY = 8  # requests at once while verifying and cleaning up
@@ -504,7 +507,8 @@ async def clean_up(http: httpx.AsyncClient, ids: set[str]) -> int:
 
 async def run(args: argparse.Namespace, mix: list[float], key: str, pid: int,
               docs: list[BaseDocument], graph: Graph) -> dict[str, Any]:  # fmt: skip
-    limits = httpx.Limits(max_connections=args.clients + 8, max_keepalive_connections=args.clients)
+    limits = httpx.Limits(max_connections=args.clients + 8, max_keepalive_connections=args.clients,
+                          keepalive_expiry=CLIENT_KEEPALIVE_S)  # fmt: skip
     async with httpx.AsyncClient(
         base_url=f"http://{HOST}:{args.port}", headers={"X-API-Key": key},
         timeout=REQUEST_TIMEOUT_S, limits=limits,

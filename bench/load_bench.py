@@ -48,6 +48,9 @@ UNLOADED_QUESTIONS = 30
 MAX_REQUESTS = 200_000
 READY_TIMEOUT_S = 240.0
 REQUEST_TIMEOUT_S = 60.0
+# Idle pooled connections close on the client's side before uvicorn's 5 s keep-alive ends them:
+# otherwise a request sent just as the server closes the connection fails (ReadError).
+CLIENT_KEEPALIVE_S = 2.0
 INGEST_TIMEOUT_S = 900.0
 STOP_TIMEOUT_S = 30.0
 SEED = 7
@@ -180,7 +183,8 @@ def read_peak_rss_mib(pid: int) -> float:
 
 
 async def run(args: argparse.Namespace, mix: list[float], key: str, pid: int) -> dict[str, object]:
-    limits = httpx.Limits(max_connections=args.clients + 4, max_keepalive_connections=args.clients)
+    limits = httpx.Limits(max_connections=args.clients + 4, max_keepalive_connections=args.clients,
+                          keepalive_expiry=CLIENT_KEEPALIVE_S)  # fmt: skip
     async with httpx.AsyncClient(
         base_url=f"http://{HOST}:{args.port}", headers={"X-API-Key": key},
         timeout=REQUEST_TIMEOUT_S, limits=limits,
