@@ -229,6 +229,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.api.logs import configure_json_logging
 
     configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
+    if settings.api.malloc_arenas:
+        limit_malloc_arenas(settings.api.malloc_arenas)
     uvicorn.run(
         create_app(settings), host=args.host, port=args.port,
         log_config=None,  # keep the JSON logs; the app logs each request with its trace id
@@ -236,6 +238,23 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         timeout_graceful_shutdown=int(settings.api.shutdown_grace_s),
     )  # fmt: skip
     return 0
+
+
+def limit_malloc_arenas(count: int) -> bool:
+    """Cap glibc's heap arenas (mallopt M_ARENA_MAX) before the server starts its threads;
+    False where the C library is not glibc (the setting then does nothing)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+    except OSError:
+        libc = None
+    if libc is None or not hasattr(libc, "mallopt"):
+        return False
+    m_arena_max = -8  # from glibc's malloc.h
+    return bool(libc.mallopt(m_arena_max, count))
 
 
 def _neo4j_errors() -> tuple[type[BaseException], ...]:

@@ -146,6 +146,10 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_requests: int = 600  # per window, also the largest burst
     rate_limit_window_s: float = 60.0
     rate_limit_max_identities: int = 10_000  # tracked at once; the least recently seen go first
+    # glibc heap arenas of `kgs serve` (0: glibc's default of 8 per core). Each thread that
+    # allocates beside others gets its own arena, and worker, model and ingest threads left
+    # RSS growing for minutes under load (902 -> 1598 MiB in 600 s; 2 arenas: 1196 MiB at 180 s).
+    malloc_arenas: int = 2
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -265,6 +269,7 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         rate_limit_requests=_int(env, "KGS_API_RATE_LIMIT_REQUESTS", 600, allow_zero=True),
         rate_limit_window_s=_float(env, "KGS_API_RATE_LIMIT_WINDOW_S", 60.0),
         rate_limit_max_identities=_int(env, "KGS_API_RATE_LIMIT_MAX_IDENTITIES", 10_000),
+        malloc_arenas=_int(env, "KGS_API_MALLOC_ARENAS", 2, allow_zero=True),
     )
 
 

@@ -1,0 +1,23 @@
+"""`kgs serve` caps glibc's heap arenas (KGS_API_MALLOC_ARENAS, 2 by default, 0 leaves glibc
+alone): the setting is parsed strictly and the cap is accepted by the C library."""
+
+from __future__ import annotations
+
+import platform
+
+import pytest
+
+from service.cli import limit_malloc_arenas
+from service.settings import Settings, SettingsError
+
+
+def test_setting() -> None:
+    assert Settings.from_env({}).api.malloc_arenas == 2
+    assert Settings.from_env({"KGS_API_MALLOC_ARENAS": "0"}).api.malloc_arenas == 0
+    with pytest.raises(SettingsError, match="KGS_API_MALLOC_ARENAS"):
+        Settings.from_env({"KGS_API_MALLOC_ARENAS": "two"})
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_glibc_accepts_the_cap() -> None:
+    assert limit_malloc_arenas(2) is True
