@@ -32,6 +32,7 @@ from service.api.state import AppResources
 from service.db import Graph
 from service.db.graph import CypherCall
 from service.settings import ApiKey, Settings
+from tests.faults.support import scope_state
 from tests.faults.test_hostile_input import PAYLOADS as CYPHER_PAYLOADS
 from tests.integration.conftest import delete_scope
 from tests.integration.test_api_flows import HOSTILE as API_PAYLOADS
@@ -113,18 +114,6 @@ def sentinel_api(
             yield client, resources, scope
     finally:
         delete_scope(graph, scope)
-
-
-def _sentinel_state(graph: Graph, scope: str) -> dict[str, Any]:
-    documents = graph.read("api/documents_page", scopes=[scope], after="", limit=100)
-    return {
-        "counts": graph.read("explore/scope_overview", scope=scope),
-        "relations": graph.read("explore/scope_relations", scope=scope),
-        "documents": documents,
-        "paragraphs": {
-            d["id"]: graph.read("api/document_paragraphs", id=d["id"]) for d in documents
-        },
-    }
 
 
 def _counts_by_scope(graph: Graph) -> dict[str, tuple[int, int]]:
@@ -213,7 +202,7 @@ def test_hostile_path_and_query_parameters(
             ("/v1/knowledge-points", "GET", "q"),
             ("/v1/documents", "GET", "cursor")} <= parameters  # fmt: skip
 
-    sentinel_before = _sentinel_state(graph, scope)
+    sentinel_before = scope_state(graph, scope)
     counts_before = _counts_by_scope(graph)
     resources.recorded.clear()
     statuses: Counter[int] = Counter()
@@ -239,7 +228,7 @@ def test_hostile_path_and_query_parameters(
     writes = {c.statement for c in resources.recorded
               if graph.registry.get(c.statement).mode != "read"}  # fmt: skip
     assert resources.recorded and writes == set(), writes  # reads ran, and nothing else
-    assert _sentinel_state(graph, scope) == sentinel_before
+    assert scope_state(graph, scope) == sentinel_before
     # Other clients may write to a shared test database meanwhile: a pre-existing scope
     # may grow, but none may lose anything (what an injected DELETE would do); the requests
     # themselves ran no write statement at all (checked above).

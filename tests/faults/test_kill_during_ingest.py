@@ -9,7 +9,6 @@ A private Neo4j in a temporary home on its own ports (like test_local_server.py,
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,12 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from service.db import Graph, open_graph
 from service.db.local_server import LocalNeo4jServer
 from service.settings import Settings
+from tests.faults.support import private_server
 from tests.integration.conftest import delete_scope
 
 pytestmark = pytest.mark.local_server
@@ -41,16 +40,7 @@ EXIT_AFTER_SERVER_KILL_S = 90  # the driver gives up retrying well within this
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalNeo4jServer]:
-    if shutil.which("java") is None or shutil.which("mvn") is None:
-        pytest.skip("the local Neo4j route needs Java and Maven")
-    main = Settings.from_env().local
-    home = tmp_path_factory.mktemp("kgs-faults") / "neo4j"
-    if (main.home / "lib" / ".pom.sha256").is_file():  # reuse the provisioned jars (hard links)
-        shutil.copytree(main.home / "lib", home / "lib", copy_function=os.link)
-    settings = msgspec.structs.replace(
-        main, home=home, bolt_port=BOLT, http_port=HTTP, heap_max="512m", pagecache_size="64m"
-    )
-    instance = LocalNeo4jServer(settings, user="neo4j", password=None)
+    instance = private_server(tmp_path_factory, "kgs-faults", bolt_port=BOLT, http_port=HTTP)
     instance.start()
     yield instance
     instance.stop()

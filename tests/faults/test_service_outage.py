@@ -29,6 +29,7 @@ from ingest.pipeline import IngestOptions, ingest
 from service.db import open_graph
 from service.db.local_server import LocalNeo4jServer
 from service.settings import Settings, project_root
+from tests.faults.support import private_server
 
 pytestmark = pytest.mark.local_server
 
@@ -66,16 +67,7 @@ SETUP_S: dict[str, float] = {}  # seconds of each setup step, for the figure lin
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalNeo4jServer]:
-    if shutil.which("java") is None or shutil.which("mvn") is None:
-        pytest.skip("the local Neo4j route needs Java and Maven")
-    main = Settings.from_env().local
-    home = tmp_path_factory.mktemp("kgs-outage") / "neo4j"
-    if (main.home / "lib" / ".pom.sha256").is_file():  # reuse the provisioned jars (hard links)
-        shutil.copytree(main.home / "lib", home / "lib", copy_function=os.link)
-    settings = msgspec.structs.replace(
-        main, home=home, bolt_port=BOLT, http_port=HTTP, heap_max="512m", pagecache_size="64m"
-    )
-    instance = LocalNeo4jServer(settings, user="neo4j", password=None)
+    instance = private_server(tmp_path_factory, "kgs-outage", bolt_port=BOLT, http_port=HTTP)
     started = time.monotonic()
     instance.start()
     SETUP_S["neo4j start"] = time.monotonic() - started

@@ -34,6 +34,7 @@ from service.api.state import AppResources
 from service.db import Graph
 from service.db.selection import Connection
 from service.settings import Settings
+from tests.faults.support import scope_state
 
 QUERY_TIMEOUT_S = 2.0  # the request's transaction timeout in this test
 RETRY_BUDGET_S = 1.0  # the API's driver retry budget in this test (api.neo4j_retry_s)
@@ -99,19 +100,6 @@ def _upload(client: TestClient[Any], scope: str, name: str, text: str) -> Any:
         files={"file": (name, text.encode(), "text/markdown")},
         data={"scope": scope},
     )
-
-
-def _scope_state(graph: Graph, scope: str) -> dict[str, Any]:
-    """Everything of the scope a half-written request could leave behind."""
-    documents = graph.read("api/documents_page", scopes=[scope], after="", limit=100)
-    return {
-        "counts": graph.read("explore/scope_overview", scope=scope),
-        "relations": graph.read("explore/scope_relations", scope=scope),
-        "documents": documents,
-        "paragraphs": {
-            d["id"]: graph.read("api/document_paragraphs", id=d["id"]) for d in documents
-        },
-    }
 
 
 def _transactions(driver: Driver, database: str) -> list[dict[str, Any]]:
@@ -195,7 +183,7 @@ def test_blocked_write_request_ends_at_its_timeout(
     stone = _upload(app_client, scope, "stone.md", STONE_V1).json()  # unchanged: no write
     assert stone["status"] == "unchanged"
     document_id = stone["documentId"]
-    before = _scope_state(graph, scope)
+    before = scope_state(graph, scope)
     bound_s = QUERY_TIMEOUT_S + NEO4J_TIMEOUT_CHECK_S + RETRY_BUDGET_S + HANG_MARGIN_S
 
     holder = LockHolder(graph.driver, graph.database, document_id)
@@ -216,7 +204,7 @@ def test_blocked_write_request_ends_at_its_timeout(
         _assert_timeout_problem(response)
         assert QUERY_TIMEOUT_S <= elapsed <= bound_s, elapsed  # ended by the timeout, no hang
         assert left == [], left  # nothing of the request still running inside Neo4j
-    assert _scope_state(graph, scope) == before  # both failed attempts wrote nothing
+    assert scope_state(graph, scope) == before  # both failed attempts wrote nothing
 
     # The lock is gone: the same requests succeed and the graph follows them whole.
     again = _upload(app_client, scope, "stone.md", STONE_V2)

@@ -1,0 +1,46 @@
+"""Helpers of the fault suite: a private Neo4j for the tests that kill one, and a scope's whole
+state for the tests that must prove nothing changed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.db import Graph
+from service.db.local_server import LocalNeo4jServer
+from service.settings import Settings
+
+
+def private_server(
+    tmp_path_factory: pytest.TempPathFactory, name: str, *, bolt_port: int, http_port: int
+) -> LocalNeo4jServer:
+    """A Neo4j of its own (temporary home, its own ports, 512 MB heap), not started, so a test
+    may kill it without disturbing the shared test server. Skips without Java and Maven."""
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        pytest.skip("the local Neo4j route needs Java and Maven")
+    main = Settings.from_env().local
+    home = tmp_path_factory.mktemp(name) / "neo4j"
+    if (main.home / "lib" / ".pom.sha256").is_file():  # reuse the provisioned jars (hard links)
+        shutil.copytree(main.home / "lib", home / "lib", copy_function=os.link)
+    local = msgspec.structs.replace(
+        main, home=home, bolt_port=bolt_port, http_port=http_port, heap_max="512m",
+        pagecache_size="64m",
+    )  # fmt: skip
+    return LocalNeo4jServer(local, user="neo4j", password=None)
+
+
+def scope_state(graph: Graph, scope: str) -> dict[str, Any]:
+    """Everything of a scope a half-written or hostile request could change."""
+    documents = graph.read("api/documents_page", scopes=[scope], after="", limit=100)
+    return {
+        "counts": graph.read("explore/scope_overview", scope=scope),
+        "relations": graph.read("explore/scope_relations", scope=scope),
+        "documents": documents,
+        "paragraphs": {
+            d["id"]: graph.read("api/document_paragraphs", id=d["id"]) for d in documents
+        },
+    }
