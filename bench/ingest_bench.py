@@ -36,6 +36,8 @@ def sentences() -> list[str]:
     """Prose sentences of the shipped general corpus (our own text)."""
     found: list[str] = []
     for file in sorted((project_root() / "knowledge_base").glob("*/*.md")):
+        if file.parent.name == "promptinjection":  # attack pages, not prose: fake tags, fences
+            continue
         for block in parse_markdown(file.read_text(encoding="utf-8")).blocks:
             if block.kind == "paragraph":
                 text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", block.text)  # links would dangle
