@@ -55,7 +55,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from load_bench import HOST, KGS, percentile, read_peak_rss_mib, start_service, stop_service
+from load_bench import (
+    CLIENT_KEEPALIVE_S,
+    HOST,
+    KGS,
+    percentile,
+    read_peak_rss_mib,
+    start_service,
+    stop_service,
+)
 
 from ingest.markdown import parse_markdown
 from ingest.units import document_id
@@ -88,9 +96,6 @@ DEFAULT_MIX = "0.40,0.20,0.08,0.07,0.15,0.10"
 OWN_READ_SHARE = 0.2  # document reads that read the client's own acknowledged upload
 INGEST_TIMEOUT_S = 1800.0
 REQUEST_TIMEOUT_S = 120.0  # generous, but a timeout counts as an error
-# Idle pooled connections close on the client's side before uvicorn's 5 s keep-alive ends them:
-# otherwise a request sent just as the server closes the connection fails (ReadError).
-CLIENT_KEEPALIVE_S = 2.0
 SAMPLE_INTERVAL_S = 5.0
 MAX_REQUESTS = 200_000
 VERIFY_CONCURRENCY = 8  # requests at once while verifying and cleaning up

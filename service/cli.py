@@ -229,8 +229,11 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.api.logs import configure_json_logging
 
     configure_json_logging(logging.DEBUG if args.verbose else logging.INFO)
-    if settings.api.malloc_arenas:
-        limit_malloc_arenas(settings.api.malloc_arenas)
+    if settings.api.malloc_arenas and not limit_malloc_arenas(settings.api.malloc_arenas):
+        logging.getLogger("kgs.api").warning(
+            "KGS_API_MALLOC_ARENAS=%d not applied: the C library is not glibc",
+            settings.api.malloc_arenas,
+        )
     uvicorn.run(
         create_app(settings), host=args.host, port=args.port,
         log_config=None,  # keep the JSON logs; the app logs each request with its trace id

@@ -89,9 +89,12 @@ class AppResources:
         loop, not in a worker thread: writers waiting their turn must not take the threads that
         reads need (under load they did: document reads waited seconds behind queued uploads).
         Only the event loop's thread calls this, so the dictionary needs no lock."""
-        return self._scope_locks.setdefault(scope, anyio.Lock())
+        if scope not in self._scope_locks:
+            self._scope_locks[scope] = anyio.Lock()
+        return self._scope_locks[scope]
 
     def reset_scope_locks(self) -> None:
+        """A new event loop (each app start-up) gets new locks: anyio locks belong to one."""
         self._scope_locks = {}
 
     def _open_graph(self) -> None:

@@ -70,7 +70,10 @@ class QueryEmbedder(Protocol):
 # The embedder runs one model call at a time and merges the texts of callers waiting for it,
 # so these workers mostly wait: as many as answers computed at once (KGS_API_MAX_CONCURRENT_
 # ANSWERS' default), so that concurrent answers' texts can share one call.
-_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
+QUERY_EMBEDDING_WORKERS = 4
+_QUERY_EMBEDDING = ThreadPoolExecutor(
+    max_workers=QUERY_EMBEDDING_WORKERS, thread_name_prefix="query-embedding"
+)
 
 
 def embed_in_background(embedder: QueryEmbedder, text: str) -> Future[list[float]]:
