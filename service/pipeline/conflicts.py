@@ -45,12 +45,14 @@ from typing import Literal, Protocol, TypeVar
 import msgspec
 
 from service.pipeline.facts import (
+    DocumentProfile,
     Fact,
     FactKind,
     FactSettings,
     Passage,
     Scope,
     WordToken,
+    document_profiles,
     document_tokens,
     edit_fact,
     extract_facts,
@@ -100,6 +102,10 @@ class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
     # only a near copy of one text can replace a plain word (templated pages about different
     # things, "the offline map" / "the invoice export", stay apart).
     word_edit_min_copy_share: float = 0.8
+    # Share of the smaller document's distinct names and figures the other one also has, below
+    # which two pages are about different entities (one template, two towns or two films of
+    # one name) and their statements are not compared: an edited copy keeps nearly all of them.
+    min_same_entity_share: float = 0.3
 
 
 class Conflict(msgspec.Struct, frozen=True, kw_only=True):
@@ -134,7 +140,10 @@ def scan_conflicts(
     settings = settings or ConflictSettings()
     passages = list(passages)
     facts = extract_facts(passages, settings.facts)
-    conflicts = detect_conflicts(facts, settings) + word_edits(passages, settings, len(facts))
+    profiles = document_profiles(passages)
+    conflicts = detect_conflicts(facts, settings, profiles) + word_edits(
+        passages, settings, len(facts), profiles
+    )
     conflicts.sort(key=lambda c: c.sides[0].order)
     return ConflictScan(conflicts=tuple(conflicts), qualified=tuple(qualified_facts(facts)))
 
@@ -146,7 +155,10 @@ _FUNCTION_WORDS = frozenset(
 
 
 def word_edits(
-    passages: Sequence[Passage], settings: ConflictSettings, first_order: int = 0
+    passages: Sequence[Passage],
+    settings: ConflictSettings,
+    first_order: int = 0,
+    profiles: dict[str, DocumentProfile] | None = None,
 ) -> list[Conflict]:
     """Plain words one document replaces in an otherwise equal stretch of another ("rugby
     league" / "cricket"), two documents at a time, when one is a near copy of the other. Both
@@ -186,7 +198,8 @@ def word_edits(
                 order = first_order + len(found) * 2
                 side_a = edit_fact(passages[a[a_lo].passage], a[a_lo], a[a_hi - 1], order)
                 side_b = edit_fact(passages[b[b_lo].passage], b[b_lo], b[b_hi - 1], order + 1)
-                if side_a.scope == side_b.scope:
+                if side_a.scope == side_b.scope and _one_entity_edit(side_a, side_b, profiles,
+                                                                     settings):
                     found.append(
                         Conflict(kind="aligned", subject=side_a.subject, key=side_a.key,
                                  scope=side_a.scope, sides=(side_a, side_b))
@@ -207,9 +220,13 @@ def _plain_edit(a: Sequence[WordToken], b: Sequence[WordToken], settings: Confli
 
 
 def detect_conflicts(
-    facts: Sequence[Fact], settings: ConflictSettings | None = None
+    facts: Sequence[Fact],
+    settings: ConflictSettings | None = None,
+    profiles: dict[str, DocumentProfile] | None = None,
 ) -> list[Conflict]:
-    """Conflicts in reading order of their first side."""
+    """Conflicts in reading order of their first side. With the documents' `profiles`, aligned
+    statements of two documents are compared only as an edit of one entity's page
+    (`_one_entity_edit`)."""
     settings = settings or ConflictSettings()
     groups: dict[tuple[str, Scope], list[Fact]] = {}
     for fact in facts:
@@ -225,7 +242,8 @@ def detect_conflicts(
             conflicts.append(
                 Conflict(kind=first.kind, subject=first.subject, key=key, scope=scope, sides=sides)
             )
-    for members in _aligned_groups([f for f in facts if f.kind == "aligned"], settings):
+    aligned = [f for f in facts if f.kind == "aligned"]
+    for members in _aligned_groups(aligned, settings, profiles):
         sides = _distinct(members)[: settings.max_values_per_conflict]
         if len(sides) >= 2:
             first = sides[0]
@@ -266,7 +284,11 @@ def _distinct(facts: Iterable[Fact]) -> tuple[Fact, ...]:
     return tuple(seen.values())
 
 
-def _aligned_groups(aligned: Sequence[Fact], settings: ConflictSettings) -> list[list[Fact]]:
+def _aligned_groups(
+    aligned: Sequence[Fact],
+    settings: ConflictSettings,
+    profiles: dict[str, DocumentProfile] | None = None,
+) -> list[list[Fact]]:
     """Aligned facts that contradict each other, grouped (pairs joined when they share a fact).
 
     Candidates meet in a bucket by the words right before the value or by the words right
@@ -292,7 +314,11 @@ def _aligned_groups(aligned: Sequence[Fact], settings: ConflictSettings) -> list
         bucket = bucket[: settings.aligned_max_bucket]
         for i, a in enumerate(bucket):
             for b in bucket[i + 1 :]:
-                if root(a.order) != root(b.order) and _contradicts(a, b, settings):
+                if (
+                    root(a.order) != root(b.order)
+                    and _contradicts(a, b, settings)
+                    and _one_entity_edit(a, b, profiles, settings)
+                ):
                     members[a.order], members[b.order] = a, b
                     parent[root(a.order)] = root(b.order)
     groups: dict[int, list[Fact]] = {}
@@ -320,6 +346,26 @@ def _contradicts(a: Fact, b: Fact, settings: ConflictSettings) -> bool:
         shared >= settings.aligned_min_shared_tokens
         and anchors >= settings.aligned_min_shared_values
     )
+
+
+def _one_entity_edit(
+    a: Fact, b: Fact, profiles: dict[str, DocumentProfile] | None, settings: ConflictSettings
+) -> bool:
+    """Two documents' differing statements read as one page edited, not two pages: the pages
+    share at least `min_same_entity_share` of their names and figures (else they are about
+    different entities that share a template), and not each page mentions both values (a
+    page naming both, "Cleonymus ... Acrotatus", lists them; an edit replaces one)."""
+    if profiles is None or a.document_id == b.document_id:
+        return True
+    one, other = profiles.get(a.document_id), profiles.get(b.document_id)
+    if one is None or other is None:
+        return True
+    if one.same_entity_share(other) < settings.min_same_entity_share:
+        return False
+    own_a, own_b = differing_tokens(a, b)
+    a_in_b = all(norm_token(t) in other.words for t in own_a)
+    b_in_a = all(norm_token(t) in one.words for t in own_b)
+    return not (a_in_b and b_in_a)
 
 
 def _same_figure(a: str, b: str) -> bool:

@@ -37,12 +37,14 @@ import msgspec
 from service.pipeline.spans import split_sentences
 
 __all__ = [
+    "DocumentProfile",
     "Fact",
     "FactKind",
     "FactSettings",
     "Passage",
     "Scope",
     "WordToken",
+    "document_profiles",
     "document_tokens",
     "edit_fact",
     "extract_facts",
@@ -633,6 +635,7 @@ def forget_facts() -> None:
     """Empty the cache of extracted facts (benchmarks that meet every text cold)."""
     _cached_passage_facts.cache_clear()
     _text_tokens.cache_clear()
+    _text_anchors.cache_clear()
 
 
 def _mask_citations(text: str) -> str:
@@ -713,6 +716,47 @@ def document_tokens(
                           start=start, end=end)
             )  # fmt: skip
     return found
+
+
+class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """What a whole document mentions: its distinct names and figures (anchors, which tell
+    the entity a page is about) and every distinct normalised word."""
+
+    anchors: frozenset[str]
+    words: frozenset[str]
+
+    def same_entity_share(self, other: DocumentProfile) -> float:
+        """Share of the smaller anchor set the other document also has: an edited copy of a
+        page keeps nearly all of its names and figures, a page about another entity that
+        shares a template keeps few."""
+        smaller = min(len(self.anchors), len(other.anchors))
+        return len(self.anchors & other.anchors) / max(1, smaller)
+
+
+def document_profiles(passages: Sequence[Passage]) -> dict[str, DocumentProfile]:
+    """Each document's profile over the passages that give facts (linear, cached per text)."""
+    anchors: dict[str, set[str]] = {}
+    words: dict[str, set[str]] = {}
+    for passage in passages:
+        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
+            continue
+        anchors.setdefault(passage.document_id, set()).update(_text_anchors(passage.text))
+        words.setdefault(passage.document_id, set()).update(_text_tokens(passage.text)[0])
+    return {
+        document: DocumentProfile(anchors=frozenset(anchors[document]),
+                                  words=frozenset(words[document]))
+        for document in anchors
+    }  # fmt: skip
+
+
+@functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
+def _text_anchors(text: str) -> frozenset[str]:
+    """The normalised names and figures of a text (single letters left out: initials)."""
+    return frozenset(
+        norm_token(m.group())
+        for m in _TOKEN.finditer(_mask_citations(text))
+        if len(m.group()) > 1 and is_anchor_token(m.group())
+    )
 
 
 @functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)

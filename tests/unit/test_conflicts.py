@@ -189,6 +189,47 @@ def test_an_edited_census_figure_conflicts() -> None:
     assert values(document("a.md", one) + document("b.md", edited)) == [("909", "1,500")]
 
 
+RECORDING = (
+    "The record was made over three weeks at Sound City with {producer} producing the sessions "
+    "for the label in the spring."
+)
+MEMBERS = "The band members were {}."
+
+
+def test_pages_about_other_entities_sharing_a_statement_do_not_conflict() -> None:
+    # two bands' pages share one sentence shape but almost none of their names: two entities
+    one = RECORDING.format(producer="Butch Vig") + " " + MEMBERS.format(
+        "Ann Berg, Carl Dunn, Eva Falk, Gil Hart and Ivo Jung of Oslo"
+    )
+    other = RECORDING.format(producer="Steve Albini") + " " + MEMBERS.format(
+        "Kai Lund, Max Nyberg, Ole Pihl, Rui Quist and Sam Tovey of Perth"
+    )
+    passages = document("a.md", one) + document("b.md", other)
+    assert values(passages) == []
+    # the same two pages are compared when the entity gate is off: the gate decides
+    ungated = ConflictSettings(min_same_entity_share=0.0)
+    assert [c.values for c in scan_conflicts(passages, ungated).conflicts] == [
+        ("Butch Vig", "Steve Albini")
+    ]
+    # an edited copy of one page keeps its names: one entity, a conflict
+    edited = one.replace("Butch Vig", "Steve Albini")
+    assert values(document("a.md", one) + document("b.md", edited)) == [
+        ("Butch Vig", "Steve Albini")
+    ]
+
+
+def test_pages_that_each_name_both_values_do_not_conflict() -> None:
+    # each page names both people: they list them, neither replaced one with the other
+    one = RECORDING.format(producer="Butch Vig") + " Steve Albini mixed two songs."
+    other = RECORDING.format(producer="Steve Albini") + " Butch Vig mixed two songs."
+    assert values(document("a.md", one) + document("b.md", other)) == []
+    # one page naming both is not enough: the other page never mentions its rival's value
+    only_one = RECORDING.format(producer="Steve Albini") + " Nobody else mixed a song."
+    assert values(document("a.md", one) + document("b.md", only_one)) == [
+        ("Butch Vig", "Steve Albini")
+    ]
+
+
 def test_citation_markup_does_not_break_alignment() -> None:
     one = CENSUS.format(people="909", households="335", families="268")
     one = one.replace("2000,", "2000 [1],")

@@ -6,6 +6,7 @@ import pytest
 
 from service.pipeline.facts import (
     Passage,
+    document_profiles,
     extract_facts,
     norm_token,
     normalise_value,
@@ -221,3 +222,24 @@ def _extract(text: str, kind: str = "paragraph") -> list:  # type: ignore[type-a
         start_offset=_PARAGRAPH_START, start_line=7, kind=kind,
     )  # fmt: skip
     return extract_facts([passage])
+
+
+def test_document_profiles_hold_each_documents_names_figures_and_words() -> None:
+    def passage(document: str, number: int, text: str, kind: str = "paragraph") -> Passage:
+        return Passage(
+            document_id=document, path=f"{document}.md", paragraph_id=f"{document}#{number}",
+            text=text, start_offset=0, start_line=1, kind=kind,
+        )  # fmt: skip
+
+    profiles = document_profiles([
+        passage("a", 0, "The Heat was recorded by Needtobreathe in 2007 [3]."),
+        passage("a", 1, "It sold 1,200 copies in Atlanta, said J. Smith."),
+        passage("a", 2, "x = Secret(42)", kind="code"),
+        passage("b", 0, "The Heat was recorded by Coldplay in 2007 in London."),
+    ])  # fmt: skip
+    a, b = profiles["a"], profiles["b"]
+    # sentence-start words, initials and citation marks are no anchors; code is not read
+    assert a.anchors == {"heat", "needtobreathe", "2007", "1200", "atlanta", "smith"}
+    assert "recorded" in a.words and "secret" not in a.words
+    # shared: heat, 2007 of b's four anchors (heat, coldplay, 2007, london)
+    assert a.same_entity_share(b) == b.same_entity_share(a) == 0.5
