@@ -81,7 +81,7 @@ def evaluate(
     abstained = [x["status"] == "abstained" for _, x in unanswerable]
     tpr = sum(answered) / max(len(answered), 1)
     tnr = sum(abstained) / max(len(abstained), 1)
-    recalls, recalls_answered, cited_chars = [], [], []
+    recalls, recalls_answered, cited_chars, precisions = [], [], [], []
     for row, response in answerable:
         gold_pids = set(row["gold_pids"])
         spans: dict[str, list[tuple[int, int]]] = {}
@@ -101,6 +101,7 @@ def evaluate(
         if response["status"] != "abstained":
             recalls_answered.append(recall)
             cited_chars.append(sum(len(c["quote"]) for c in response["citations"]))
+            precisions.append(_gold_share(row["gold_sentences"], spans, text, cited_chars[-1]))
     return {
         "answerable": len(answerable),
         "unanswerable": len(unanswerable),
@@ -110,7 +111,28 @@ def evaluate(
         "gold_sentence_recall": round(statistics.mean(recalls or [0.0]), 3),
         "gold_sentence_recall_answered": round(statistics.mean(recalls_answered or [0.0]), 3),
         "mean_cited_chars": round(statistics.mean(cited_chars or [0.0]), 1),
+        "cited_gold_share": round(statistics.mean(precisions or [0.0]), 3),
     }
+
+
+def _gold_share(
+    golds: Sequence[str],
+    spans: Mapping[str, Sequence[tuple[int, int]]],
+    text: Mapping[str, str],
+    cited: int,
+) -> float:
+    """Share of the cited characters that lie inside gold sentences (the precision side of the
+    recall above: citing whole passages would raise recall and lower this)."""
+    if not cited:
+        return 0.0
+    inside = 0
+    for path, ranges in spans.items():
+        gold = [(i, i + len(g)) for g in golds if (i := text[path].find(g)) >= 0]
+        inside += sum(
+            max(0, min(hi, g_hi) - max(lo, g_lo))
+            for lo, hi in _union(ranges) for g_lo, g_hi in _union(gold)
+        )  # fmt: skip
+    return inside / cited
 
 
 def quote_mismatches(responses: Sequence[Mapping[str, Any]]) -> int:
@@ -136,6 +158,9 @@ WEIGHTS = {
     "fulltextAgreement": "answerability_fulltext_weight",
     "vectorAgreement": "answerability_vector_weight",
     "documentMargin": "answerability_margin_weight",
+    "hitsLift": "answerability_hits_lift_weight",
+    "sentenceLift": "answerability_sentence_lift_weight",
+    "bestHitCosine": "answerability_best_hit_weight",
 }
 # The features the fit weighs (the others keep weight 0), chosen by 5-fold cross-validation on
 # half A: the topic cosine gained 0.016; every other feature 0.010 at most (under one standard
@@ -268,7 +293,8 @@ def main() -> None:
     mismatches = quote_mismatches(responses)
     print(f"\nClapNQ dev, answer path without an LLM ({len(rows)} questions)")
     header = f"{'half':<14}{'n':>5}{'answered|ans':>14}{'abstained|unans':>17}{'bal.acc':>9}" \
-             f"{'gold recall':>13}{'(answered)':>12}{'cited chars':>13}"  # fmt: skip
+             f"{'gold recall':>13}{'(answered)':>12}{'cited chars':>13}" \
+             f"{'gold share':>12}"  # fmt: skip
     print(header)
     for name, m in report.items():
         print(
@@ -276,6 +302,7 @@ def main() -> None:
             f"{m['answered_share_of_answerable']:>14.3f}{m['abstained_share_of_unanswerable']:>17.3f}"
             f"{m['balanced_accuracy']:>9.3f}{m['gold_sentence_recall']:>13.3f}"
             f"{m['gold_sentence_recall_answered']:>12.3f}{m['mean_cited_chars']:>13.1f}"
+            f"{m['cited_gold_share']:>12.3f}"
         )
     print(f"citations whose quote != source[start:end]: {mismatches}")
     print(f"answer path latency: p50 {percentile(elapsed, 0.5):.0f} ms, "
@@ -284,7 +311,9 @@ def main() -> None:
         {"qid": row["qid"], "answerable": row["answerable"], "status": response["status"],
          "review": {k: response["trace"]["ragSufficiencyReview"].get(k)
                     for k in ("status", "reasons", "answerability", "answerabilityInputs")},
-         "citations": len(response["citations"]), "ms": round(ms, 1)}
+         "citations": len(response["citations"]), "ms": round(ms, 1),
+         "cited": [[c["path"], c["startOffset"], c["endOffset"]] for c in response["citations"]],
+         "profile": (response.get("structuredAnswer") or {}).get("profile")}
         for row, response, ms in zip(rows, responses, elapsed, strict=True)
     ]  # fmt: skip
     fitted = fit_answerability(answerability_points(rows[::2], questions[::2]))

@@ -219,7 +219,50 @@ def select(
         support.sort(key=lambda s: s.document_id != home)
         take("support", support, 3)
         take("graph", [s for s in neighbours if s in relevant], 1)
+        taken = _passage(taken, pool, settings)
     return taken
+
+
+def _passage(
+    taken: Sequence[tuple[str, EvidenceSentence]],
+    pool: Sequence[EvidenceSentence],
+    settings: AnswerSettings,
+) -> list[tuple[str, EvidenceSentence]]:
+    """The generic answer as one contiguous passage of the best sentence's paragraph: the
+    sentences between the chosen ones and the next few after them, in reading order, then the
+    chosen sentences of other paragraphs. Answers are often explained over several adjacent
+    sentences (ClapNQ's gold answers span about three); ranked picks alone skip the links
+    between them and read as disjoint quotes."""
+    limit = settings.generic_passage_sentences
+    if not taken or limit <= 0:
+        return list(taken)
+    best = taken[0][1]
+    paragraph = sorted(
+        (s for s in pool if s.paragraph_id == best.paragraph_id and s.text), key=lambda s: s.start
+    )
+    position = {(s.start, s.end): i for i, s in enumerate(paragraph)}
+    chosen = sorted(
+        position[(s.start, s.end)] for _, s in taken
+        if s.paragraph_id == best.paragraph_id and (s.start, s.end) in position
+    )  # fmt: skip
+    if not chosen:
+        return list(taken)
+    centre = position.get((best.start, best.end), chosen[0])
+    lo, hi = chosen[0], chosen[-1]
+    while hi - lo + 1 > limit:  # too long a hull: keep the side nearer the best sentence
+        if hi - centre >= centre - lo:
+            hi -= 1
+        else:
+            lo += 1
+    after = min(len(paragraph) - 1, hi + settings.generic_passage_after, lo + limit - 1)
+    before = max(0, lo - settings.generic_passage_before, after - limit + 1)
+    span = paragraph[before : after + 1]
+    inside = {(s.start, s.end) for s in span}
+    rest = [
+        (slot, s) for slot, s in taken
+        if not (s.paragraph_id == best.paragraph_id and (s.start, s.end) in inside)
+    ]  # fmt: skip
+    return [("answer", s) for s in span] + rest
 
 
 def _coverage(sentence: EvidenceSentence, plan: QueryPlan) -> float:

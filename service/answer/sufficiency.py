@@ -114,6 +114,11 @@ class AnswerabilityFeatures(msgspec.Struct, frozen=True, kw_only=True):
     fulltext_agreement: float  # 1 / full-text rank of the best hit (0: not ranked there)
     vector_agreement: float  # 1 / vector rank of the best hit (0: not ranked there)
     document_margin: float  # best paragraph cosine minus the best one of another document
+    # Per-question normalisation: how far the best paragraph and its best sentence stand out
+    # from their own surroundings (a vague question is about equally near to everything).
+    hits_lift: float  # best paragraph cosine minus the mean cosine of the other top-k hits
+    sentence_lift: float  # best sentence cosine minus the mean of the paragraph's sentences
+    best_hit_cosine: float  # the highest cosine of any top-k hit (fusion may rank it lower)
 
 
 class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
@@ -450,6 +455,8 @@ def answerability_features(
     near = " ".join(text for _, text in ranked[: _TYPE_SENTENCES])
     rank = support.fulltext_rank
     other = support.other_document_cosine
+    rest = [c for pid, c in support.cosine.items() if pid != best[0]]
+    spread = [c for c, _ in ranked]
     return AnswerabilityFeatures(
         paragraph_cosine=cosine,
         # Unknown topic: counted as no more similar than the paragraph (no topic discount).
@@ -463,6 +470,9 @@ def answerability_features(
         fulltext_agreement=1.0 / rank if rank else 0.0,
         vector_agreement=1.0 / support.vector_rank if support.vector_rank else 0.0,
         document_margin=cosine - other if other is not None else 0.0,
+        hits_lift=cosine - sum(rest) / len(rest) if rest else 0.0,
+        sentence_lift=ranked[0][0] - sum(spread) / len(spread),
+        best_hit_cosine=max([cosine, *rest]),
     )
 
 
@@ -494,6 +504,9 @@ def _answerability(
         + w.answerability_fulltext_weight * f.fulltext_agreement
         + w.answerability_vector_weight * f.vector_agreement
         + w.answerability_margin_weight * f.document_margin
+        + w.answerability_hits_lift_weight * f.hits_lift
+        + w.answerability_sentence_lift_weight * f.sentence_lift
+        + w.answerability_best_hit_weight * f.best_hit_cosine
         + w.answerability_bias
     )
     return 1.0 / (1.0 + math.exp(-z))

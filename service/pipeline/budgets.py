@@ -76,6 +76,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     answerability_fulltext_weight: float = 0.0
     answerability_vector_weight: float = 0.0
     answerability_margin_weight: float = 0.0
+    answerability_hits_lift_weight: float = 0.0
+    answerability_sentence_lift_weight: float = 0.0
+    answerability_best_hit_weight: float = 0.0
     answerability_bias: float = -21.0
     answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
     answerability_threshold: float = 0.5  # probability; 0 disables the gate
@@ -93,3 +96,8 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     answer_sentences: int = 8
     how_to_steps: int = 8
     answer_chars: int = 1800
+    # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
+    # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.
+    generic_passage_sentences: int = 7  # longest passage
+    generic_passage_before: int = 1  # sentences added before the first chosen one
+    generic_passage_after: int = 2  # and after the last
