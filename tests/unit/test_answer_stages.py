@@ -11,7 +11,7 @@ from service.answer.claims import map_claims, quote_matches_source, verify_quote
 from service.answer.composer import Draft, DraftSentence, compose_answer
 from service.answer.recovery import recovery_settings, should_recover
 from service.answer.release import release, review_release
-from service.answer.sentences import public_text
+from service.answer.sentences import evidence_sentences, public_text
 from service.answer.sufficiency import (
     DocumentValidity,
     EvidenceSupport,
@@ -193,6 +193,50 @@ def test_causal_and_generic_profiles() -> None:
     assert _draft("why is water glass alkaline?").profile == "causal_explain"
     generic = _draft("water glass film hardness")
     assert generic.profile == "generic" and "film" in generic.text.lower()
+
+
+_PASSAGE = (
+    "# Tides\n\n"
+    "Tides are the rise and fall of sea levels. The Moon pulls the oceans toward it. "
+    "This bulge follows the Moon around the Earth. A second bulge forms on the far side. "
+    "Spring tides happen when the Sun and Moon align. Neap tides are weaker. "
+    "Fishermen plan around them. Harbours publish tables. Surfers watch them too.\n"
+)
+
+
+def _passage_draft(query: str, settings: AnswerSettings = SETTINGS) -> Draft:
+    data = rows(_PASSAGE, "kb/tides.md", "d_tides")
+    pack = pack_of(roles={}, extra=(fragment(data[0]),))
+    pool = evidence_sentences(pack, data)
+    return compose_answer(plan_for(query), pack, pool, context(), settings=settings)
+
+
+def test_generic_answer_is_the_contiguous_passage_around_the_chosen_sentences() -> None:
+    draft = _passage_draft("moon pulls oceans spring tides align")
+    assert draft.profile == "generic"
+    texts = [s.text for s in draft.sentences]
+    # The two ranked sentences (2nd and 5th), the ones between them, one before and two after,
+    # in reading order; the remaining tail is not quoted.
+    assert texts[0] == "Tides are the rise and fall of sea levels."
+    assert texts[1] == "The Moon pulls the oceans toward it."
+    assert "This bulge follows the Moon around the Earth." in texts  # between the two
+    assert texts[4] == "Spring tides happen when the Sun and Moon align."
+    assert texts[-1] == "Fishermen plan around them."
+    assert "Surfers watch them too." not in texts
+    starts = [s.evidence[0].start for s in draft.sentences]
+    assert starts == sorted(starts)
+    # At most generic_passage_sentences, kept on the best sentence's side; 0 turns it off.
+    short = _passage_draft("moon pulls oceans spring tides align",
+                           msgspec.structs.replace(SETTINGS, generic_passage_sentences=3))
+    assert [s.text for s in short.sentences][:3] == [
+        "This bulge follows the Moon around the Earth.", "A second bulge forms on the far side.",
+        "Spring tides happen when the Sun and Moon align.",
+    ]  # then the ranked picks outside it
+    assert len(short.sentences) == 5
+    off = _passage_draft("moon pulls oceans spring tides align",
+                         msgspec.structs.replace(SETTINGS, generic_passage_sentences=0))
+    assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
+    assert "Fishermen plan around them." not in [s.text for s in off.sentences]
 
 
 def test_conflict_is_stated_with_both_values_and_one_sided_sentences_are_dropped() -> None:
