@@ -484,6 +484,7 @@ _ASKS_FOR: dict[str, frozenset[ValueShape]] = {
     ),
 }  # fmt: skip
 _YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
+_DAY = re.compile(r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?")
 
 
 def answer_shapes(terms: Collection[str]) -> frozenset[ValueShape]:
@@ -501,13 +502,24 @@ def token_shape(token: str) -> ValueShape:
     return "word" if token[:1].islower() else "name"
 
 
+def run_shape(tokens: Sequence[str]) -> ValueShape:
+    """The shape of a changed run: a date when it is years or months with day numbers ("24
+    February 1919" against "12 March 1920" changed a date, not a count), else the shape of
+    its first token ("17,153 3.5 % 2020" is a figure)."""
+    shapes = [token_shape(t) for t in tokens]
+    dated = zip(shapes, tokens, strict=True)
+    if "year" in shapes and all(s == "year" or _DAY.fullmatch(t) for s, t in dated):
+        return "year"
+    return shapes[0]
+
+
 def _asked_shape(sides: Sequence[Fact], shapes: frozenset[ValueShape]) -> bool:
     """Every side differs from the first one by a value of a shape the question asks for."""
     first = sides[0]
     for side in sides[1:]:
         own_first, own_side = differing_tokens(first, side)
         for own in (own_first, own_side):
-            if own and token_shape(own[0]) not in shapes:
+            if own and run_shape(own) not in shapes:
                 return False
     return True
 

@@ -363,6 +363,34 @@ def test_an_aligned_edit_counts_only_when_it_changes_what_the_question_asks() ->
     assert chosen(edited, ["director", "film", "squeeze"]) == [("Michael Apted", "Ken Russell")]
 
 
+
+MEDAL = (
+    "The Cross of Liberty was a medal established by Prime Minister Konstantin Päts on {date} "
+    "to honour people for their service in the War of Independence."
+)
+
+
+def test_an_edited_day_and_month_is_a_date_not_a_count() -> None:
+    def chosen(passages: list[Passage], terms: list[str]) -> list[tuple[str, ...]]:
+        found = scan_conflicts(passages).conflicts
+        picked = select_conflicts(found, terms=terms, direct_documents={"d:a.md"}, limit=3)
+        return [c.values for c in picked]
+
+    medal = document("a.md", MEDAL.format(date="24 February 1919")) + document(
+        "b.md", MEDAL.format(date="12 March 1920")
+    )
+    # "24" starts the changed run, yet the run is a date: a question about when keeps it
+    assert chosen(medal, ["cross", "liberty", "established"]) == [
+        ("24 February 1919", "12 March 1920")
+    ]
+    # a run of figures that merely holds a year is still figures, which "when" does not ask
+    census = CENSUS.format(people="909 2010", households="335", families="268")
+    edited = CENSUS.format(people="1,500 2020", households="335", families="268")
+    figures = document("a.md", census) + document("b.md", edited)
+    assert chosen(figures, ["township", "established"]) == []
+    assert chosen(figures, ["population", "township"]) == [("909 2010", "1,500 2020")]
+
+
 SCHOOL = (
     "Set in the north of the borough and founded in 1954, the {kind} takes its name from "
     "Mother St. John Fontbonne, who "
