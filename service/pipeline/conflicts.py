@@ -341,11 +341,23 @@ def _contradicts(a: Fact, b: Fact, settings: ConflictSettings) -> bool:
     words_a, words_b = set(a.norm.split()), set(b.norm.split())
     if words_a <= words_b or words_b <= words_a:
         return False
+    window = settings.facts.aligned_context_tokens
+    if _follows(a, b, window) or _follows(b, a, window):
+        return False
     shared, anchors = _shared_context(a, b)
     return (
         shared >= settings.aligned_min_shared_tokens
         and anchors >= settings.aligned_min_shared_values
     )
+
+
+def _follows(a: Fact, b: Fact, window: int) -> bool:
+    """a's value comes again within `window` words after b's value: b inserted words before
+    an unchanged statement ("Early life and education Hill was born" against "Hill was born"),
+    it did not replace a's value."""
+    run = [norm_token(t) for t in a.tokens[a.token_start : a.token_end]]
+    after = [norm_token(t) for t in b.tokens[b.token_end : b.token_end + window + len(run)]]
+    return any(after[i : i + len(run)] == run for i in range(len(after) - len(run) + 1))
 
 
 def _one_entity_edit(

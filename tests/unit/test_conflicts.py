@@ -254,6 +254,21 @@ def test_an_inserted_word_is_not_a_contradiction() -> None:
     assert values(passages) == []
 
 
+def test_words_inserted_before_an_unchanged_statement_are_no_conflict() -> None:
+    text = (
+        "The family settled in the green valley of the Columbia river in 1950. {}Hill was born in "
+        "Spokane, Washington, about 1954 to Victor Hill and his wife."
+    )
+    headed = document("a.md", text.format("")) + document(
+        "b.md", text.format("Early life and education ")
+    )
+    assert values(headed) == []
+    edited = document("a.md", text.format("")) + document(
+        "b.md", text.format("").replace("Hill was born", "Dale was born")
+    )
+    assert values(edited) == [("Hill", "Dale")]
+
+
 def test_aligned_statements_conflict_only_across_documents() -> None:
     # a list repeats one frame with a different name per item by design
     item = "The Power of Darkness is available online at {} in the public domain collection today."
