@@ -22,6 +22,12 @@ answer keeps every gold answer (case-insensitive substring). Questions 0-249 are
 thresholds were tuned on, 250-499 the held-out half; both are printed. Missed positives are
 counted by kind. Per-question results go to bench/out/ramdocs_conflicts.json.
 
+The scan mode also measures the entity-sameness signal the mechanism gates aligned statements
+with (`DocumentProfile.same_entity_share` >= `ConflictSettings.min_same_entity_share`): over
+pairs of a question's correct documents, a pair with one gold answer is taken as one entity and
+a pair with two different answers as two (ambiguous names), and the bench prints how often the
+signal calls each kind "one entity" (labels are read here only, never by the mechanism).
+
 RAMDocs: Wang, Prasad, Stengel-Eskin, Bansal 2025 (arXiv:2504.13079), MIT license.
 """
 
@@ -44,7 +50,7 @@ from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph
 from service.pipeline.conflicts import ConflictSettings, scan_conflicts, select_conflicts
-from service.pipeline.facts import Passage
+from service.pipeline.facts import DocumentProfile, Passage, document_profiles
 from service.pipeline.plan import plan_query
 from service.pipeline.runner import answer_question
 from service.settings import Settings, project_root
@@ -65,11 +71,15 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     ambiguous: bool
     flagged: bool
     kinds: tuple[str, ...]  # fact kinds of the conflicts found
+    # entity-sameness shares of pairs of correct documents: one gold answer / two different ones
+    same_answer_shares: tuple[float, ...] = ()
+    other_answer_shares: tuple[float, ...] = ()
     values: tuple[tuple[str, ...], ...]
     answer_keeps_gold: bool | None = None  # pipeline mode, ambiguous questions
     misinfo_read: bool | None = None  # pipeline mode: a misinfo document was read
     miss: str | None = None  # why a positive was not flagged
     elapsed_ms: float = 0.0
+    scan_ms: float = 0.0  # scan mode: the mechanism alone (facts, profiles, detection, selection)
 
 
 def scope_name(index: int) -> str:
@@ -150,13 +160,16 @@ def scan_mode(
             )
             for r in rows
         ]  # fmt: skip
+        scan_started = time.perf_counter()
         found = select_conflicts(
             scan_conflicts(passages, settings).conflicts,
             terms=plan_query(record["question"], scope).terms,
             direct_documents=set(ids),
             limit=settings.max_conflicts,
         )
+        scan_ms = (time.perf_counter() - scan_started) * 1000
         elapsed = (time.perf_counter() - started) * 1000
+        same, other = sameness_pairs(record, ids, document_profiles(passages))
         positive, only_correct, ambiguous = labels(record)
         outcomes.append(
             Outcome(
@@ -164,10 +177,55 @@ def scan_mode(
                 only_correct=only_correct, ambiguous=ambiguous, flagged=bool(found),
                 kinds=tuple(c.kind for c in found), values=tuple(c.values for c in found),
                 miss=miss_kind(record, None) if positive and not found else None,
-                elapsed_ms=round(elapsed, 2),
+                elapsed_ms=round(elapsed, 2), scan_ms=round(scan_ms, 2), same_answer_shares=same,
+                other_answer_shares=other,
             )
         )  # fmt: skip
     return outcomes
+
+
+def sameness_pairs(
+    record: Mapping[str, Any], ids: Sequence[str], profiles: Mapping[str, DocumentProfile]
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Entity-sameness shares of the question's pairs of correct documents, split by whether
+    the two support one answer (one entity) or two different ones (two entities)."""
+    correct = [
+        (profiles[i], d["answer"].strip().casefold())
+        for i, d in zip(ids, record["documents"], strict=True)
+        if d["type"] == "correct" and i in profiles
+    ]
+    same: list[float] = []
+    other: list[float] = []
+    for n, (one, answer) in enumerate(correct):
+        for two, answer_two in correct[n + 1 :]:
+            (same if answer == answer_two else other).append(round(one.same_entity_share(two), 3))
+    return tuple(same), tuple(other)
+
+
+def print_sameness(outcomes: Sequence[Outcome], threshold: float) -> None:
+    """How well the entity-sameness signal separates one entity from two, per half; and what
+    the mechanism alone costs per question (each question's documents met once: cold caches)."""
+    costs = sorted(o.scan_ms for o in outcomes)
+    if costs:
+        print(
+            f"\nscan cost per question (facts, profiles, detection, selection; cold): median "
+            f"{costs[len(costs) // 2]:.1f} ms, p95 {costs[int(len(costs) * 0.95)]:.1f} ms, "
+            f"max {costs[-1]:.1f} ms"
+        )
+    print("\nentity sameness (share of names/figures) on pairs of correct documents:")
+    for half, subset in halves(outcomes).items():
+        same = [s for o in subset for s in o.same_answer_shares]
+        other = [s for o in subset for s in o.other_answer_shares]
+        for cut in sorted({0.2, threshold, 0.5}):
+            called_same = sum(s >= cut for s in same)
+            called_other = sum(s >= cut for s in other)
+            called = called_same + called_other
+            precision = called_same / called if called else 0.0
+            print(
+                f"  {half:<15} share >= {cut:.2f}: one-entity pairs called one "
+                f"{called_same}/{len(same)}, two-entity pairs called one "
+                f"{called_other}/{len(other)}, precision of 'one entity' {precision:.3f}"
+            )
 
 
 def pipeline_mode(
@@ -309,6 +367,7 @@ def main() -> None:
         if not args.no_pipeline:
             results["pipeline"] = pipeline_mode(graph, embedder, records)
     print_table(results)
+    print_sameness(results["scan"], conflict_settings.min_same_entity_share)
     RESULTS_FILE.write_text(
         json.dumps(
             {
