@@ -163,6 +163,16 @@ def test_answerability_features_miss_the_asked_type_and_rank_disagreement() -> N
     assert untyped.answer_type_missing == 0.0
 
 
+def test_answerability_features_normalise_by_the_question_s_other_hits() -> None:
+    f = _features("when was stranger things filmed?",
+                  cosine={"p0": 0.8, "p1": 0.7, "p2": 0.5, "p3": 0.85})  # fmt: skip
+    assert f.hits_lift == pytest.approx(0.8 - (0.7 + 0.5 + 0.85) / 3)
+    assert f.best_hit_cosine == 0.85  # fusion ranked p0 first; p3 is nearer
+    assert f.sentence_lift == pytest.approx(0.6 - (0.6 + 0.5) / 2)
+    alone = _features("when was stranger things filmed?", ("Filming began in 2015 .",))
+    assert (alone.hits_lift, alone.sentence_lift, alone.best_hit_cosine) == (0.0, 0.0, 0.8)
+
+
 # --- composer ---------------------------------------------------------------------------------
 
 
@@ -204,7 +214,12 @@ _PASSAGE = (
 )
 
 
-def _passage_draft(query: str, settings: AnswerSettings = SETTINGS) -> Draft:
+PASSAGE = msgspec.structs.replace(
+    SETTINGS, generic_passage_sentences=7, generic_passage_before=1, generic_passage_after=2
+)
+
+
+def _passage_draft(query: str, settings: AnswerSettings = PASSAGE) -> Draft:
     data = rows(_PASSAGE, "kb/tides.md", "d_tides")
     pack = pack_of(roles={}, extra=(fragment(data[0]),))
     pool = evidence_sentences(pack, data)
@@ -227,14 +242,14 @@ def test_generic_answer_is_the_contiguous_passage_around_the_chosen_sentences() 
     assert starts == sorted(starts)
     # At most generic_passage_sentences, kept on the best sentence's side; 0 turns it off.
     short = _passage_draft("moon pulls oceans spring tides align",
-                           msgspec.structs.replace(SETTINGS, generic_passage_sentences=3))
+                           msgspec.structs.replace(PASSAGE, generic_passage_sentences=3))
     assert [s.text for s in short.sentences][:3] == [
         "This bulge follows the Moon around the Earth.", "A second bulge forms on the far side.",
         "Spring tides happen when the Sun and Moon align.",
     ]  # then the ranked picks outside it
     assert len(short.sentences) == 5
     off = _passage_draft("moon pulls oceans spring tides align",
-                         msgspec.structs.replace(SETTINGS, generic_passage_sentences=0))
+                         msgspec.structs.replace(PASSAGE, generic_passage_sentences=0))
     assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
     assert "Fishermen plan around them." not in [s.text for s in off.sentences]
 
