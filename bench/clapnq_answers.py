@@ -13,8 +13,9 @@ idempotent). Every question goes through answer_question(llm=False), as the API 
 - grounding: on answerable questions, the share of the annotated gold sentences (`gold_sentences`)
   that lie inside the cited spans (>= 80 % of a gold sentence's characters covered by citations
   of its gold passage), over all answerable questions (an abstention covers nothing) and over the
-  answered ones; plus the mean number of cited characters, so nobody mistakes quoting whole
-  passages for grounding;
+  answered ones; plus the mean number of cited characters and the share of them inside gold
+  sentences (answered answerable questions), so nobody mistakes quoting whole passages for
+  grounding;
 - citation integrity: citations whose quote differs from the source file between its offsets;
 - latency: p50/p95 of answer_question wall time (the whole answer path, embeddings included).
 
