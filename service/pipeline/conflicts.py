@@ -12,7 +12,10 @@ holds the other (an insertion): they meet by the words right before or right aft
 (so a typo on one side of an edit does not hide it), and the two surroundings must agree on at
 least `aligned_min_shared_tokens` words, including at least `aligned_min_shared_values` figures
 or names, before the first difference. An edited copy of a statement passes; a shared template
-about another entity ("the population was …") stops at the entity's own figures.
+about another entity ("the population was …") stops at the entity's own figures. Two documents
+are compared this way only as one page edited (`_one_entity_edit`): they share at least
+`min_same_entity_share` of their names and figures (namesakes' pages built from one template
+share few), and not each of them names both values (a page naming both lists them).
 
 Plain (lower-case) words are compared by `word_edits`: when one document is a near copy of
 another (`word_edit_min_copy_share` of its words in common stretches), a word or two it replaces
