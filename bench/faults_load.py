@@ -51,7 +51,6 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -61,6 +60,7 @@ from load_bench import (
     KGS,
     percentile,
     read_peak_rss_mib,
+    read_status_mib,
     start_service,
     stop_service,
 )
@@ -331,14 +331,7 @@ async def client_loop(
 
 
 def read_rss_mib(pid: int) -> float:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return float("nan")
-    for line in status.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    return read_status_mib(pid, "VmRSS")
 
 
 async def take_sample(graph: Graph, pid: int, origin: float) -> Sample:

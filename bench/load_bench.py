@@ -171,15 +171,38 @@ def stop_service(service: subprocess.Popen[bytes]) -> None:
             service.wait()
 
 
+def service_pids(pid: int) -> list[int]:
+    """The service process and its descendants (answer workers, multiprocessing's tracker)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found = [pid]
+    for candidate in found:
+        found += [child for child, parent in parents.items() if parent == candidate]
+    return found
+
+
+def read_status_mib(pid: int, field: str) -> float:
+    """One memory line of /proc/<pid>/status (VmRSS, VmHWM) summed over the service's
+    processes; a sum of per-process peaks bounds the peak of the sum from above."""
+    total = 0.0
+    for member in service_pids(pid):
+        try:
+            status = Path(f"/proc/{member}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith(f"{field}:"):
+                total += int(line.split()[1]) / 1024
+    return total or float("nan")
+
+
 def read_peak_rss_mib(pid: int) -> float:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return float("nan")
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    return read_status_mib(pid, "VmHWM")
 
 
 async def run(args: argparse.Namespace, mix: list[float], key: str, pid: int) -> dict[str, object]:

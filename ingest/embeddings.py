@@ -132,4 +132,4 @@ class SentenceTransformerEmbedder:
             )
         except Exception as error:
             raise EmbeddingError(f"embedding failed: {error}") from error
-        return [[float(x) for x in vector] for vector in vectors]
+        return [vector.tolist() for vector in vectors]  # C floats to Python floats, in C

@@ -139,6 +139,10 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     trace_retention_count: int = 1000  # most recent answers whose trace can be read back
     trace_retention_s: float = 3600.0
     max_concurrent_answers: int = 4  # answers computed at once; more requests wait their turn
+    # Worker processes that compute answers (0: threads of the service process). One process
+    # runs Python one thread at a time, and under load answers queued for that lock, not for
+    # the cores; the model stays in the service process and serves the workers' embeddings.
+    answer_processes: int = 2
     neo4j_retry_s: float = 3.0  # how long a transaction is retried before the request gets 503
     shutdown_grace_s: float = 10.0  # running requests may finish within this on SIGTERM
     schema_wait_s: float = 60.0  # start-up (or /ready after an outage) waits for ONLINE indexes
@@ -263,6 +267,7 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         trace_retention_count=_int(env, "KGS_API_TRACE_RETENTION", 1000),
         trace_retention_s=_float(env, "KGS_API_TRACE_RETENTION_S", 3600.0),
         max_concurrent_answers=_int(env, "KGS_API_MAX_CONCURRENT_ANSWERS", 4),
+        answer_processes=_int(env, "KGS_API_ANSWER_PROCESSES", 2, allow_zero=True),
         neo4j_retry_s=_float(env, "KGS_API_NEO4J_RETRY_S", 3.0),
         shutdown_grace_s=_float(env, "KGS_API_SHUTDOWN_GRACE_S", 10.0),
         schema_wait_s=_float(env, "KGS_API_SCHEMA_WAIT_S", 60.0),

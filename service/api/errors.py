@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import Request, Response
@@ -34,6 +34,7 @@ __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "Problem",
     "bad_request",
+    "neo4j_error_kind",
     "not_found",
     "problem_config",
     "problem_for",
@@ -87,23 +88,31 @@ def _from_http(error: HTTPException) -> ProblemDetailsException:
     return problem(error.status_code, str(error.detail), headers=error.headers, **extra)
 
 
-def _from_neo4j(error: Exception) -> ProblemDetailsException:
+def neo4j_error_kind(error: BaseException) -> Literal["timeout", "unavailable", "error"] | None:
+    """How a Neo4j failure is answered and counted; None for any other error."""
+    if not isinstance(error, DriverError | Neo4jError):
+        return None
     code = getattr(error, "code", None) or ""
     # A transaction that times out while waiting for another one's lock ends with
     # LockClientStopped, not TransactionTimedOut* (Neo4j 5; tests/faults/test_transaction_timeout).
     if "TransactionTimedOut" in code or code == _LOCK_WAIT_ENDED:
-        count_neo4j_error("timeout")
+        return "timeout"
+    if isinstance(error, DriverError) or error.is_retryable():
+        return "unavailable"
+    return "error"
+
+
+def _from_neo4j(error: Exception) -> ProblemDetailsException:
+    kind = neo4j_error_kind(error) or "error"
+    count_neo4j_error(kind)
+    if kind == "timeout":
         return problem(504, "a Neo4j transaction ran past its timeout (a long query, or a wait "
                             "for a lock held by another write); try again or narrow the request")
-    if isinstance(error, DriverError) or (
-        isinstance(error, Neo4jError) and error.is_retryable()
-    ):
-        count_neo4j_error("unavailable")
+    if kind == "unavailable":
         return problem(
             503, "Neo4j is unavailable; the service reconnects by itself when it returns",
             headers={"Retry-After": str(NEO4J_RETRY_AFTER_S)},
         )  # fmt: skip
-    count_neo4j_error("error")
     log.error("Neo4j error: %s", error, exc_info=error)
     return problem(500, "the database reported an error (see the service log by traceId)")
 

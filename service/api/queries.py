@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from functools import partial
 from typing import Annotated, Any, Literal
 
@@ -12,6 +13,7 @@ import msgspec
 from litestar import Controller, post
 from litestar.params import Body, Parameter
 
+from service.api.answer_pool import AnswerJob
 from service.api.auth import Grant
 from service.api.errors import bad_request, v1_problems
 from service.api.metrics import record_answer
@@ -85,13 +87,20 @@ async def run_answer(
     request: QueryRequest,
     on_call: Callable[[CypherCall], None] | None = None,
 ) -> dict[str, Any]:
-    """Answer in a worker thread (at most max_concurrent_answers at once), keep the trace."""
+    """Answer in a worker process, or a thread of this one (the stream's progress events come
+    from the thread), at most max_concurrent_answers at once; keep the trace."""
     graph = resources.request_graph(on_call)
-    work = partial(
-        answer_question, graph, resources.embedder, request.query,
-        scope=scope, depth=request.depth, top_k=request.top_k,
-    )  # fmt: skip
-    response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
+    if resources.answer_pool is not None and on_call is None:
+        job = AnswerJob(query=request.query, scope=scope, depth=request.depth,
+                        top_k=request.top_k, trace_id=graph.trace_id)  # fmt: skip
+        async with resources.answer_limiter or nullcontext():
+            response = await resources.answer_pool.answer(job)
+    else:
+        work = partial(
+            answer_question, graph, resources.embedder, request.query,
+            scope=scope, depth=request.depth, top_k=request.top_k,
+        )  # fmt: skip
+        response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id
     record_answer(response)

@@ -14,15 +14,17 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
 
 from ingest.embeddings import Embedder, EmbeddingError, SentenceTransformerEmbedder
+from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
+from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
 from service.db.cypher_registry import CypherRegistry
 from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
-from service.db.selection import connect
+from service.db.selection import Connection, connect
 from service.settings import Settings
 
-__all__ = ["AppResources", "lifespan"]
+__all__ = ["AppResources", "lifespan", "service_graph"]
 
 log = logging.getLogger("kgs.api")
 
@@ -49,6 +51,9 @@ class AppResources:
             settings.api.trace_retention_count, settings.api.trace_retention_s
         )
         self.answer_limiter: anyio.CapacityLimiter | None = None
+        self.connection: Connection | None = None  # the route to Neo4j, once opened here
+        self.answer_pool: AnswerPool | None = None  # worker processes, when configured
+        self._model_server: ModelServer | None = None  # the model, served to those workers
         self._close: Callable[[], None] | None = None
         self._scope_locks: dict[str, anyio.Lock] = {}
 
@@ -58,8 +63,19 @@ class AppResources:
         self.ensure_schema()
         if self._owns_embedder:
             self._load_embedder()
+        # Only with resources opened here: borrowed ones (tests) stay in this process.
+        if self.connection and self._owns_embedder and self.settings.api.answer_processes:
+            self._model_server = ModelServer(self.embedder) if self.embedder else None
+            address = self._model_server.address if self._model_server else None
+            self.answer_pool = AnswerPool(self.settings, self.connection, address)
 
     def close(self) -> None:
+        if self.answer_pool is not None:
+            self.answer_pool.close()
+            self.answer_pool = None
+        if self._model_server is not None:
+            self._model_server.close()
+            self._model_server = None
         if self._close is not None:
             self._close()
             self._close = None
@@ -101,23 +117,11 @@ class AppResources:
         # Provisioning errors (no Docker, local server cannot start) stop the start-up; an
         # unreachable server does not: the driver connects on first use and after every outage.
         connection, release = connect(self.settings)
-        n, api = self.settings.neo4j, self.settings.api
-        driver = GraphDatabase.driver(
-            connection.uri,
-            auth=(connection.user, connection.password),
-            connection_timeout=n.connection_timeout_s,
-            connection_acquisition_timeout=n.connection_timeout_s,
-            max_connection_pool_size=n.max_pool_size,
-            max_transaction_retry_time=api.neo4j_retry_s,
-            notifications_min_severity="OFF",
-        )
-        self.graph = Graph(
-            driver, CypherRegistry.load(self.settings.cypher_dir),
-            database=connection.database, query_timeout_s=n.query_timeout_s,
-        )  # fmt: skip
+        graph = service_graph(self.settings, connection)
+        self.graph, self.connection = graph, connection
 
         def close() -> None:
-            driver.close()
+            graph.driver.close()
             release()
 
         self._close = close
@@ -140,6 +144,25 @@ class AppResources:
 
 class DriverErrorNotOpen(DriverError):
     """No driver at all (start-up could not provision Neo4j): answered 503 like an outage."""
+
+
+def service_graph(settings: Settings, connection: Connection) -> Graph:
+    """A Graph on its own driver with the service's pool, timeouts and retry bound (the service
+    process and each answer worker open one)."""
+    n, api = settings.neo4j, settings.api
+    driver = GraphDatabase.driver(
+        connection.uri,
+        auth=(connection.user, connection.password),
+        connection_timeout=n.connection_timeout_s,
+        connection_acquisition_timeout=n.connection_timeout_s,
+        max_connection_pool_size=n.max_pool_size,
+        max_transaction_retry_time=api.neo4j_retry_s,
+        notifications_min_severity="OFF",
+    )
+    return Graph(
+        driver, CypherRegistry.load(settings.cypher_dir),
+        database=connection.database, query_timeout_s=n.query_timeout_s,
+    )  # fmt: skip
 
 
 def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
