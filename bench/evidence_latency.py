@@ -59,6 +59,7 @@ from ingest.markdown import parse_markdown
 from ingest.pipeline import IngestOptions, ingest
 from ingest.problems import Problem
 from ingest.units import ParsedSource, embedding_input, read_source
+from service.answer.sentences import forget_public_texts
 from service.db import open_graph
 from service.db.graph import Graph
 from service.pipeline.augment import augment_documents
@@ -726,6 +727,7 @@ def forget_texts() -> None:
     embedder's cache of sentence vectors is emptied beside them."""
     forget_sentences()
     forget_facts()
+    forget_public_texts()
 
 
 def _regex_cache_snapshot() -> dict[Any, Any]:

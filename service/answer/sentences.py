@@ -10,6 +10,7 @@ turned into plain statements. Prompt residue and pages describing themselves nev
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -23,6 +24,7 @@ from service.pipeline.spans import citation_id, split_sentences
 __all__ = [
     "EvidenceSentence",
     "evidence_sentences",
+    "forget_public_texts",
     "is_artifact",
     "leaks_diagnostics",
     "public_text",
@@ -172,6 +174,11 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
     return out
 
 
+# The same paragraphs come back question after question, and these two are pure: keep them.
+SENTENCE_CACHE_ENTRIES = 16_384
+
+
+@functools.lru_cache(maxsize=SENTENCE_CACHE_ENTRIES)
 def public_text(quote: str) -> str:
     """A source sentence as it may appear in the public answer; "" when it must not."""
     text = _QUOTE.sub("", quote)
@@ -192,6 +199,12 @@ def public_text(quote: str) -> str:
     return text[0].upper() + text[1:]
 
 
+def forget_public_texts() -> None:
+    """Empty the caches of public texts and labels (benchmarks that meet every text cold)."""
+    public_text.cache_clear()
+    _label.cache_clear()
+
+
 def is_artifact(text: str) -> bool:
     return bool(_ARTIFACT.search(text))
 
@@ -200,6 +213,7 @@ def leaks_diagnostics(text: str) -> bool:
     return bool(_DIAGNOSTICS.search(text))
 
 
+@functools.lru_cache(maxsize=SENTENCE_CACHE_ENTRIES)
 def _label(quote: str) -> str:
     stripped = _EMPHASIS.sub("", _LIST.sub("", quote)).strip()
     match = _LABEL.match(stripped)
