@@ -16,6 +16,8 @@ idempotent). Every question goes through answer_question(llm=False), as the API 
   answered ones; plus the mean number of cited characters and the share of them inside gold
   sentences (answered answerable questions), so nobody mistakes quoting whole passages for
   grounding;
+- the same recall, cited characters and gold share by answer profile (answered answerable
+  questions, all halves together);
 - citation integrity: citations whose quote differs from the source file between its offsets;
 - latency: p50/p95 of answer_question wall time (the whole answer path, embeddings included).
 
@@ -306,6 +308,17 @@ def main() -> None:
             f"{m['cited_gold_share']:>12.3f}"
         )
     print(f"citations whose quote != source[start:end]: {mismatches}")
+    # Answered answerable questions by answer profile (each composer quotes differently).
+    profiles: dict[str, list[int]] = {}
+    for i, (row, response) in enumerate(zip(rows, responses, strict=True)):
+        if row["answerable"] and response["status"] != "abstained":
+            profile = (response.get("structuredAnswer") or {}).get("profile") or "none"
+            profiles.setdefault(profile, []).append(i)
+    for profile, idx in sorted(profiles.items()):
+        m = evaluate([rows[i] for i in idx], [responses[i] for i in idx], mapping)
+        print(f"  {profile:<15} answered {len(idx):>4}  gold recall "
+              f"{m['gold_sentence_recall']:.3f}  cited chars {m['mean_cited_chars']:.0f}  "
+              f"gold share {m['cited_gold_share']:.3f}")  # fmt: skip
     print(f"answer path latency: p50 {percentile(elapsed, 0.5):.0f} ms, "
           f"p95 {percentile(elapsed, 0.95):.0f} ms")  # fmt: skip
     questions = [

@@ -186,6 +186,16 @@ def select(
         aligned = [s for s in allowed if s.role == "graph_neighbor_support"
                    and any(k in (s.relation or "") for k in ("CONTRASTS", "ANALOGOUS"))]
         take("graph_contrast", aligned, 1)
+        # Each side's passage stays inside its own paragraph, so one side's evidence never
+        # speaks for the other.
+        arranged: list[tuple[str, EvidenceSentence]] = []
+        for index in range(max(len(plan.operands), 1)):
+            picked = [(slot, s) for slot, s in taken if slot == f"operand_{index}"]
+            if picked:
+                limits = _limits(settings, "compare")
+                arranged += _around(picked, allowed, picked[0][1], limits, "passage")
+                arranged += picked
+        taken = _unique([*arranged, *((t, s) for t, s in taken if not t.startswith("operand_"))])
     elif profile == "causal_explain":
         take("lead", direct, 1)
         take("mechanism", [s for s in direct + context if _MECHANISM.search(s.text)], 2)
@@ -197,6 +207,9 @@ def select(
                              if _CONSEQUENCE.search(s.text)], 2)
         take("graph", [s for s in neighbours if re.search("CAUSES|ENABLES", s.relation or "")], 2)
         take("boundary", [s for s in direct + context if _BOUNDARY.search(s.text)], 1)
+        if taken and taken[0][0] == "lead":  # the lead's passage, then the slots outside it
+            run = _around(taken, pool, taken[0][1], _limits(settings, "causal"), "passage")
+            taken = _unique([*run, *taken])
     elif profile == "definition":
         defining = [s for s in direct if _DEFINING.search(s.text)] or direct
         take("definition", defining, 1)
@@ -207,6 +220,10 @@ def select(
         take("attributes", own or [s for s in direct + context if s.kind != "mermaid"], 3)
         leads = _leads([s for s in neighbours if s.kind != "mermaid"])
         take("graph_position", [s for s in leads if not _PROCEDURAL.search(s.quote)], 2)
+        if taken and taken[0][0] == "definition":  # the defining sentence, then its passage
+            prose = [s for s in pool if s.kind != "mermaid"]
+            run = _around(taken, prose, taken[0][1], _limits(settings, "definition"), "attributes")
+            taken = _unique([taken[0], *run, *taken[1:]])
     else:
         # The best-matching page answers; its other on-topic sentences support it before any
         # other page is quoted.
@@ -223,46 +240,108 @@ def select(
     return taken
 
 
+Key = tuple[str, int, int]
+
+
+def _key(sentence: EvidenceSentence) -> Key:
+    return (sentence.paragraph_id, sentence.start, sentence.end)
+
+
+def _span(
+    anchor: EvidenceSentence,
+    chosen: Sequence[EvidenceSentence],
+    pool: Sequence[EvidenceSentence],
+    limit: int,
+    before: int,
+    after: int,
+) -> list[EvidenceSentence]:
+    """The contiguous run of the anchor's paragraph that covers the chosen sentences in it (gaps
+    filled), `before` more sentences before them and `after` more after, at most `limit`
+    sentences in all, in reading order; [] when the passage is off. Answers are often explained
+    over several adjacent sentences (ClapNQ's gold answers span about three); ranked picks alone
+    skip the links between them and read as disjoint quotes."""
+    if limit <= 0:
+        return []
+    paragraph = sorted(
+        (s for s in pool if s.paragraph_id == anchor.paragraph_id and s.text), key=lambda s: s.start
+    )
+    position = {_key(s): i for i, s in enumerate(paragraph)}
+    if _key(anchor) not in position:
+        return []
+    centre = position[_key(anchor)]
+    picks = sorted({centre, *(position[_key(s)] for s in chosen if _key(s) in position)})
+    lo, hi = picks[0], picks[-1]
+    while hi - lo + 1 > limit:  # too long a hull: keep the side nearer the anchor
+        if hi - centre >= centre - lo:
+            hi -= 1
+        else:
+            lo += 1
+    last = min(len(paragraph) - 1, hi + after, lo + limit - 1)
+    first = max(0, lo - before, last - limit + 1)
+    return paragraph[first : last + 1]
+
+
 def _passage(
     taken: Sequence[tuple[str, EvidenceSentence]],
     pool: Sequence[EvidenceSentence],
     settings: AnswerSettings,
 ) -> list[tuple[str, EvidenceSentence]]:
-    """The generic answer as one contiguous passage of the best sentence's paragraph: the
-    sentences between the chosen ones and the next few after them, in reading order, then the
-    chosen sentences of other paragraphs. Answers are often explained over several adjacent
-    sentences (ClapNQ's gold answers span about three); ranked picks alone skip the links
-    between them and read as disjoint quotes."""
-    limit = settings.generic_passage_sentences
-    if not taken or limit <= 0:
+    """The generic answer as one contiguous passage of the best sentence's paragraph (_span),
+    then the chosen sentences of other paragraphs."""
+    if not taken:
+        return []
+    span = _span(taken[0][1], [s for _, s in taken], pool, settings.generic_passage_sentences,
+                 settings.generic_passage_before, settings.generic_passage_after)  # fmt: skip
+    if not span:
         return list(taken)
-    best = taken[0][1]
-    paragraph = sorted(
-        (s for s in pool if s.paragraph_id == best.paragraph_id and s.text), key=lambda s: s.start
-    )
-    position = {(s.start, s.end): i for i, s in enumerate(paragraph)}
-    chosen = sorted(
-        position[(s.start, s.end)] for _, s in taken
-        if s.paragraph_id == best.paragraph_id and (s.start, s.end) in position
-    )  # fmt: skip
-    if not chosen:
-        return list(taken)
-    centre = position.get((best.start, best.end), chosen[0])
-    lo, hi = chosen[0], chosen[-1]
-    while hi - lo + 1 > limit:  # too long a hull: keep the side nearer the best sentence
-        if hi - centre >= centre - lo:
-            hi -= 1
-        else:
-            lo += 1
-    after = min(len(paragraph) - 1, hi + settings.generic_passage_after, lo + limit - 1)
-    before = max(0, lo - settings.generic_passage_before, after - limit + 1)
-    span = paragraph[before : after + 1]
-    inside = {(s.start, s.end) for s in span}
-    rest = [
-        (slot, s) for slot, s in taken
-        if not (s.paragraph_id == best.paragraph_id and (s.start, s.end) in inside)
-    ]  # fmt: skip
-    return [("answer", s) for s in span] + rest
+    inside = {_key(s) for s in span}
+    return [("answer", s) for s in span] + [(t, s) for t, s in taken if _key(s) not in inside]
+
+
+def _around(
+    taken: Sequence[tuple[str, EvidenceSentence]],
+    pool: Sequence[EvidenceSentence],
+    anchor: EvidenceSentence,
+    passage: tuple[int, int, int],
+    filler: str,
+) -> list[tuple[str, EvidenceSentence]]:
+    """The anchor's passage (_span over `passage` = limit, before, after) in reading order; the
+    chosen sentences in it keep their slots, the sentences between and around them fill `filler`.
+    Callers put the result where the anchor's slot belongs in their profile."""
+    span = _span(anchor, [s for _, s in taken], pool, *passage)
+    if not span:
+        return [(t, s) for t, s in taken if _key(s) == _key(anchor)][:1] or [(filler, anchor)]
+    slots: dict[Key, str] = {}
+    for slot, sentence in taken:
+        slots.setdefault(_key(sentence), slot)
+    return [(slots.get(_key(s), filler), s) for s in span]
+
+
+def _limits(
+    settings: AnswerSettings, profile: Literal["definition", "causal", "compare"]
+) -> tuple[int, int, int]:
+    """(longest passage, sentences before, sentences after) of a profile's passage."""
+    if profile == "definition":
+        return (settings.definition_passage_sentences, settings.definition_passage_before,
+                settings.definition_passage_after)  # fmt: skip
+    if profile == "causal":
+        return (settings.causal_passage_sentences, settings.causal_passage_before,
+                settings.causal_passage_after)  # fmt: skip
+    return (settings.compare_passage_sentences, settings.compare_passage_before,
+            settings.compare_passage_after)  # fmt: skip
+
+
+def _unique(taken: Sequence[tuple[str, EvidenceSentence]]) -> list[tuple[str, EvidenceSentence]]:
+    """First occurrence of each sentence (a passage may hold a sentence another slot chose, or
+    the same words as another page)."""
+    seen: set[object] = set()
+    kept = []
+    for slot, sentence in taken:
+        words = compact_key(sentence.text)
+        if _key(sentence) not in seen and words not in seen:
+            seen.update((_key(sentence), words))
+            kept.append((slot, sentence))
+    return kept
 
 
 def _coverage(sentence: EvidenceSentence, plan: QueryPlan) -> float:

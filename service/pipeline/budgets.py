@@ -105,3 +105,15 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     generic_passage_sentences: int = 7  # longest passage
     generic_passage_before: int = 1  # sentences added before the first chosen one
     generic_passage_after: int = 2  # and after the last
+    # The same rule for the other profiles, each around its own lead sentence: the definition
+    # after its defining sentence, the causal answer around its lead, each compared side within
+    # its own paragraph. Fillers are cited like any sentence; 0 turns a profile's passage off.
+    definition_passage_sentences: int = 7
+    definition_passage_before: int = 1
+    definition_passage_after: int = 2
+    causal_passage_sentences: int = 7
+    causal_passage_before: int = 1
+    causal_passage_after: int = 2
+    compare_passage_sentences: int = 4  # per side: half of answer_sentences
+    compare_passage_before: int = 1
+    compare_passage_after: int = 2

@@ -215,7 +215,9 @@ _PASSAGE = (
 
 
 PASSAGE = msgspec.structs.replace(
-    SETTINGS, generic_passage_sentences=7, generic_passage_before=1, generic_passage_after=2
+    SETTINGS, generic_passage_sentences=7, generic_passage_before=1, generic_passage_after=2,
+    definition_passage_sentences=7, definition_passage_before=1, definition_passage_after=2,
+    causal_passage_sentences=7, causal_passage_before=1, causal_passage_after=2,
 )
 
 
@@ -252,6 +254,81 @@ def test_generic_answer_is_the_contiguous_passage_around_the_chosen_sentences() 
                          msgspec.structs.replace(PASSAGE, generic_passage_sentences=0))
     assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
     assert "Fishermen plan around them." not in [s.text for s in off.sentences]
+
+
+def test_definition_leads_with_its_defining_sentence_then_that_sentence_s_passage() -> None:
+    draft = _passage_draft("what are tides?")
+    assert draft.profile == "definition"
+    texts = [s.text for s in draft.sentences]
+    assert texts[0] == "Tides are the rise and fall of sea levels."
+    # The attributes chosen in the defining paragraph (up to the 5th sentence) and the one
+    # after them, gaps filled, in reading order; never more than the passage limit in all.
+    assert texts[1:7] == [
+        "The Moon pulls the oceans toward it.", "This bulge follows the Moon around the Earth.",
+        "A second bulge forms on the far side.", "Spring tides happen when the Sun and Moon align.",
+        "Neap tides are weaker.", "Fishermen plan around them.",
+    ]  # fmt: skip
+    assert draft.sentences[0].slot == "definition"
+    assert {s.slot for s in draft.sentences[1:]} == {"attributes"}
+    short = _passage_draft("what are tides?",
+                           msgspec.structs.replace(PASSAGE, definition_passage_sentences=3))
+    # Three sentences from the defining one on, then the chosen attributes outside them.
+    assert [s.text for s in short.sentences] == [
+        *texts[:3], "Spring tides happen when the Sun and Moon align.", "Neap tides are weaker.",
+    ]
+    off = _passage_draft("what are tides?",
+                         msgspec.structs.replace(PASSAGE, definition_passage_sentences=0))
+    assert off.sentences[0].text == texts[0]
+    assert "Fishermen plan around them." not in [s.text for s in off.sentences]
+
+
+def test_causal_answer_quotes_its_lead_sentence_s_passage_and_keeps_its_slots() -> None:
+    draft = _passage_draft("why do spring tides happen when the sun and moon align?")
+    assert draft.profile == "causal_explain"
+    texts = [s.text for s in draft.sentences]
+    lead = texts.index("Spring tides happen when the Sun and Moon align.")
+    assert draft.sentences[lead].slot == "lead"
+    # One sentence before the lead and two after it, in reading order.
+    assert texts[lead - 1 : lead + 3] == [
+        "A second bulge forms on the far side.", "Spring tides happen when the Sun and Moon align.",
+        "Neap tides are weaker.", "Fishermen plan around them.",
+    ]  # fmt: skip
+    assert "Harbours publish tables." not in texts
+    off = _passage_draft("why do spring tides happen when the sun and moon align?",
+                         msgspec.structs.replace(PASSAGE, causal_passage_sentences=0))
+    assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
+    assert "Fishermen plan around them." not in [s.text for s in off.sentences]
+
+
+_VESSELS = (
+    "# Vessels\n\n"
+    "A glass vessel is brittle. It shatters when dropped on stone. Its walls are 3 mm thick. "
+    "It is washed by hand.\n\n"
+    "A polymer cup is flexible. It bends when squeezed. Its walls are 1 mm thick. "
+    "It is recycled after use.\n"
+)
+
+
+def test_each_compared_side_quotes_a_passage_of_its_own_paragraph_only() -> None:
+    data = rows(_VESSELS, "kb/vessels.md", "d_vessels")
+    pack = pack_of(roles={}, extra=tuple(fragment(row) for row in data))
+    pool = evidence_sentences(pack, data)
+    plan = plan_for("compare glass vessel and polymer cup")
+
+    def compose(settings: AnswerSettings) -> Draft:
+        return compose_answer(plan, pack, pool, context(), settings=settings)
+
+    draft = compose(msgspec.structs.replace(SETTINGS, compare_passage_sentences=3,
+                                            compare_passage_before=0, compare_passage_after=1))
+    assert draft.profile == "compare"
+    assert [(s.slot, s.text, s.evidence[0].paragraph_id) for s in draft.sentences] == [
+        ("operand_0", "A glass vessel is brittle.", "p0"),
+        ("passage", "It shatters when dropped on stone.", "p0"),
+        ("operand_1", "A polymer cup is flexible.", "p1"),
+        ("passage", "It bends when squeezed.", "p1"),
+    ]
+    off = compose(msgspec.structs.replace(SETTINGS, compare_passage_sentences=0))
+    assert [s.slot for s in off.sentences] == ["operand_0", "operand_1"]
 
 
 def test_conflict_is_stated_with_both_values_and_one_sided_sentences_are_dropped() -> None:
