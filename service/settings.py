@@ -143,6 +143,7 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     # runs Python one thread at a time, and under load answers queued for that lock, not for
     # the cores; the model stays in the service process and serves the workers' embeddings.
     answer_processes: int = 2
+    answer_threads: int = 2  # per worker process: one computes while another waits on Neo4j
     neo4j_retry_s: float = 3.0  # how long a transaction is retried before the request gets 503
     shutdown_grace_s: float = 10.0  # running requests may finish within this on SIGTERM
     schema_wait_s: float = 60.0  # start-up (or /ready after an outage) waits for ONLINE indexes
@@ -268,6 +269,7 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         trace_retention_s=_float(env, "KGS_API_TRACE_RETENTION_S", 3600.0),
         max_concurrent_answers=_int(env, "KGS_API_MAX_CONCURRENT_ANSWERS", 4),
         answer_processes=_int(env, "KGS_API_ANSWER_PROCESSES", 2, allow_zero=True),
+        answer_threads=_int(env, "KGS_API_ANSWER_THREADS", 2),
         neo4j_retry_s=_float(env, "KGS_API_NEO4J_RETRY_S", 3.0),
         shutdown_grace_s=_float(env, "KGS_API_SHUTDOWN_GRACE_S", 10.0),
         schema_wait_s=_float(env, "KGS_API_SCHEMA_WAIT_S", 60.0),

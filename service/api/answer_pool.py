@@ -15,12 +15,16 @@ to (service/api/errors.py), never an exception object: driver errors do not surv
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import logging
 import multiprocessing
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
+from multiprocessing.connection import Connection as PipeConnection
 from typing import Any
 
 import msgspec
@@ -57,47 +61,114 @@ class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
     neo4j_error: str | None  # counted in the service's metrics (a worker's are not scraped)
 
 
+class WorkerStopped(RuntimeError):
+    """The worker holding an answer exited before it sent the answer back."""
+
+
+class _Worker:
+    """One worker process, the pipe to it, and the answers it holds (by job number). A reader
+    thread delivers each answer as it arrives; at the pipe's end (the process died) it fails the
+    answers still held and asks the pool for a replacement."""
+
+    def __init__(
+        self, initargs: tuple[Any, ...], threads: int, on_exit: Callable[[_Worker], None]
+    ) -> None:
+        context = multiprocessing.get_context("spawn")  # not fork: this process has threads
+        self.pipe, child = context.Pipe()
+        self.process = context.Process(
+            target=_worker_main, args=(child, threads, *initargs), name="kgs-answer-worker",
+            daemon=True,
+        )  # fmt: skip
+        self.process.start()
+        child.close()  # the worker holds the only other end: its exit ends our reads
+        self.pending: dict[int, Future[Any]] = {}
+        self._send_lock = threading.Lock()
+        self._on_exit = on_exit
+        threading.Thread(target=self._read, name="kgs-answer-reader", daemon=True).start()
+
+    def submit(self, number: int, job: AnswerJob, future: Future[Any]) -> None:
+        with self._send_lock:
+            self.pending[number] = future
+            self.pipe.send((number, job))
+
+    def _read(self) -> None:
+        while True:
+            try:
+                number, outcome = self.pipe.recv()
+            except (EOFError, OSError):
+                break
+            future = self.pending.pop(number, None)
+            if future is not None and future.set_running_or_notify_cancel():
+                future.set_result(outcome)
+        with self._send_lock:
+            held, self.pending = self.pending, {}
+        for future in held.values():
+            if future.set_running_or_notify_cancel():
+                future.set_exception(WorkerStopped())
+        self._on_exit(self)
+
+    def stop(self, timeout_s: float) -> None:
+        """Let the answers in hand finish, then end the process (at the latest after timeout)."""
+        with self._send_lock, contextlib.suppress(OSError):
+            self.pipe.send(None)
+        self.process.join(timeout_s)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
 class AnswerPool:
-    """`processes` workers; a worker that dies (killed, out of memory) breaks the executor, which
-    is replaced: the requests it held get 503, the next ones a fresh worker."""
+    """`answer_processes` workers of `answer_threads` threads each (a thread waits on Neo4j or the
+    model about half of an answer's time; another one computes meanwhile). Each answer goes to
+    the worker holding the fewest. A worker that dies (killed, out of memory) is replaced at
+    once: the answers it held get 503, the next ones go to the others and to its successor."""
 
     def __init__(
         self, settings: Settings, connection: Connection, model: ModelAddress | None
     ) -> None:
         self._initargs = (settings, connection, model)
-        self._processes = settings.api.answer_processes
+        self._threads = settings.api.answer_threads
+        self._grace_s = settings.api.shutdown_grace_s
         self._lock = threading.Lock()
-        self._executor = self._start()
+        self._numbers = itertools.count()
+        self._closing = False
+        self._workers = [self._spawn() for _ in range(settings.api.answer_processes)]
 
-    def _start(self) -> ProcessPoolExecutor:
-        # spawn, not fork: the service process has threads (driver, model, event loop).
-        return ProcessPoolExecutor(
-            max_workers=self._processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=self._initargs,
-        )  # fmt: skip
+    def _spawn(self) -> _Worker:
+        return _Worker(self._initargs, self._threads, self._replace)
+
+    def _replace(self, dead: _Worker) -> None:
+        with self._lock:
+            if self._closing or dead not in self._workers:
+                return
+            log.error("answer worker %d exited (%s); starting another", dead.process.pid,
+                      dead.process.exitcode)  # fmt: skip
+            self._workers[self._workers.index(dead)] = self._spawn()
+
+    @property
+    def pids(self) -> list[int | None]:
+        return [w.process.pid for w in self._workers]
 
     async def answer(self, job: AnswerJob) -> dict[str, Any]:
-        executor = self._executor
+        future: Future[Any] = Future()
+        with self._lock:
+            worker = min(self._workers, key=lambda w: len(w.pending))
         try:
-            outcome = await asyncio.wrap_future(executor.submit(_run_job, job))
-        except BrokenProcessPool:
-            self._replace(executor)
-            log.error("an answer worker process stopped; workers restarted")
+            worker.submit(next(self._numbers), job, future)
+            outcome = await asyncio.wrap_future(future)
+        except (WorkerStopped, OSError):
             raise problem(503, "an answer worker stopped; try again") from None
         if isinstance(outcome, WorkerProblem):
             if outcome.neo4j_error:
                 count_neo4j_error(outcome.neo4j_error)
             raise problem(outcome.status, outcome.detail, headers=outcome.headers)
-        return outcome
-
-    def _replace(self, broken: ProcessPoolExecutor) -> None:
-        with self._lock:
-            if self._executor is broken:
-                broken.shutdown(wait=False, cancel_futures=True)
-                self._executor = self._start()
+        return outcome  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            self._closing = True
+        for worker in self._workers:
+            worker.stop(self._grace_s)
 
 
 # --- inside a worker process ----------------------------------------------------------------
@@ -113,6 +184,30 @@ def _start_worker(settings: Settings, connection: Connection, model: ModelAddres
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the service stops us
     configure_json_logging()
     _worker = (service_graph(settings, connection), ModelClient(model) if model else None)
+
+
+def _worker_main(
+    pipe: PipeConnection, threads: int, settings: Settings, connection: Connection,
+    model: ModelAddress | None,
+) -> None:  # fmt: skip
+    """Receive jobs until the service says stop (None) or goes away; answer each in a thread."""
+    _start_worker(settings, connection, model)
+    send_lock = threading.Lock()
+
+    def reply(number: int, done: Future[dict[str, Any] | WorkerProblem]) -> None:
+        with send_lock, contextlib.suppress(OSError):  # the service went away: nobody waits
+            pipe.send((number, done.result()))  # _run_job returns its failures, never raises
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="kgs-answer") as pool:
+        while True:
+            try:
+                message = pipe.recv()
+            except (EOFError, OSError):
+                break
+            if message is None:
+                break
+            number, job = message
+            pool.submit(_run_job, job).add_done_callback(partial(reply, number))
 
 
 def _run_job(job: AnswerJob) -> dict[str, Any] | WorkerProblem:
