@@ -186,15 +186,16 @@ def select(
         aligned = [s for s in allowed if s.role == "graph_neighbor_support"
                    and any(k in (s.relation or "") for k in ("CONTRASTS", "ANALOGOUS"))]
         take("graph_contrast", aligned, 1)
-        # Each side's passage stays inside its own paragraph, so one side's evidence never
-        # speaks for the other.
+        # Each side's passage stays inside its own paragraph, around its own sentences, so one
+        # side's evidence never speaks for the other; a sentence another side chose keeps its
+        # side's slot.
         arranged: list[tuple[str, EvidenceSentence]] = []
         for index in range(max(len(plan.operands), 1)):
-            picked = [(slot, s) for slot, s in taken if slot == f"operand_{index}"]
+            picked = [s for slot, s in taken if slot == f"operand_{index}"]
             if picked:
                 limits = _limits(settings, "compare")
-                arranged += _around(picked, allowed, picked[0][1], limits, "passage")
-                arranged += picked
+                arranged += _around(taken, allowed, picked[0], limits, "passage", hull=picked)
+                arranged += [(f"operand_{index}", s) for s in picked]
         taken = _unique([*arranged, *((t, s) for t, s in taken if not t.startswith("operand_"))])
     elif profile == "causal_explain":
         take("lead", direct, 1)
@@ -304,11 +305,13 @@ def _around(
     anchor: EvidenceSentence,
     passage: tuple[int, int, int],
     filler: str,
+    hull: Sequence[EvidenceSentence] | None = None,
 ) -> list[tuple[str, EvidenceSentence]]:
-    """The anchor's passage (_span over `passage` = limit, before, after) in reading order; the
-    chosen sentences in it keep their slots, the sentences between and around them fill `filler`.
-    Callers put the result where the anchor's slot belongs in their profile."""
-    span = _span(anchor, [s for _, s in taken], pool, *passage)
+    """The anchor's passage (_span over `passage` = limit, before, after) around the `hull`
+    sentences (default: all taken ones) in reading order; the taken sentences in it keep their
+    slots, the sentences between and around them fill `filler`. Callers put the result where
+    the anchor's slot belongs in their profile."""
+    span = _span(anchor, [s for _, s in taken] if hull is None else hull, pool, *passage)
     if not span:
         return [(t, s) for t, s in taken if _key(s) == _key(anchor)][:1] or [(filler, anchor)]
     slots: dict[Key, str] = {}

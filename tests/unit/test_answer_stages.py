@@ -331,6 +331,20 @@ def test_each_compared_side_quotes_a_passage_of_its_own_paragraph_only() -> None
     assert [s.slot for s in off.sentences] == ["operand_0", "operand_1"]
 
 
+def test_a_compared_side_inside_the_other_side_s_passage_keeps_its_own_slot() -> None:
+    data = rows("# Vessels\n\nA glass vessel is brittle. A polymer cup is flexible. "
+                "Both hold water. Neither is heated.\n", "kb/vessels.md", "d_vessels")  # fmt: skip
+    pack = pack_of(roles={}, extra=tuple(fragment(row) for row in data))
+    settings = msgspec.structs.replace(SETTINGS, compare_passage_sentences=4,
+                                       compare_passage_before=1, compare_passage_after=2)
+    draft = compose_answer(plan_for("compare glass vessel and polymer cup"), pack,
+                           evidence_sentences(pack, data), context(), settings=settings)
+    assert [(s.slot, s.text) for s in draft.sentences] == [
+        ("operand_0", "A glass vessel is brittle."), ("operand_1", "A polymer cup is flexible."),
+        ("contrast", "Both hold water."), ("passage", "Neither is heated."),
+    ]  # so the comparison_consistency gate still sees both sides
+
+
 def test_conflict_is_stated_with_both_values_and_one_sided_sentences_are_dropped() -> None:
     row = rows()[0]
     conflict = msgspec.structs.replace(
