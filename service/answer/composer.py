@@ -9,6 +9,10 @@ Profiles (from the plan's intent):
   become readable statements, fences never leak;
 - causal_explain: mechanism, consequence, boundary;
 - generic: sentences ranked by query-term coverage.
+Definition, causal_explain, compare and generic answers then quote the contiguous passage around
+their lead sentence (the chosen sentences of its paragraph, gaps filled, a sentence before and two
+after; AnswerSettings.*_passage_*): the definition after its defining sentence, each compared
+side within its own paragraph; chosen sentences keep their slots.
 Conflict fragments come first and are kept whole: both values, never one picked; sentences that
 state only one of the conflicting values are left out. Every sentence is an EvidenceSentence (or
 a conflict/caveat line built from pack facts), so each keeps its citation.
