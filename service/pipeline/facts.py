@@ -35,6 +35,7 @@ from typing import Literal
 import msgspec
 
 from service.pipeline.spans import split_sentences
+from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
 
 __all__ = [
     "DocumentProfile",
@@ -595,7 +596,6 @@ def _aligned_facts(
 
 # --- extraction over passages ----------------------------------------------------------------
 
-FACT_CACHE_PASSAGES = 8192  # paragraphs whose extracted facts are kept
 _SKIPPED_KINDS = frozenset({"code", "mermaid", "heading"})
 # Table rows repeat one frame with a different figure per row by design: not statements.
 _NOT_ALIGNED_KINDS = frozenset({"table"})
@@ -626,7 +626,7 @@ def extract_facts(
 
 # The same documents are scanned for question after question, and extraction is pure: keep
 # the facts of recent paragraphs (numbered from 0; extract_facts renumbers them).
-@functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
+@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
 def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fact, ...]:
     return tuple(_passage_facts(passage, settings))
 
@@ -749,7 +749,7 @@ def document_profiles(passages: Sequence[Passage]) -> dict[str, DocumentProfile]
     }  # fmt: skip
 
 
-@functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
+@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
 def _text_anchors(text: str) -> frozenset[str]:
     """The normalised names and figures of a text (single letters left out: initials)."""
     return frozenset(
@@ -759,7 +759,7 @@ def _text_anchors(text: str) -> frozenset[str]:
     )
 
 
-@functools.lru_cache(maxsize=FACT_CACHE_PASSAGES)
+@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
 def _text_tokens(text: str) -> tuple[tuple[str, ...], array[int]]:
     """Each token's normalised form and its (start, end) offsets, cached like the facts (the
     same documents are scanned question after question). Compact on purpose: interned words

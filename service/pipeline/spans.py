@@ -18,6 +18,8 @@ from typing import Protocol
 
 import msgspec
 
+from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
+
 __all__ = [
     "Segment",
     "Sentence",
@@ -42,7 +44,6 @@ class _Matcher(Protocol):
     def search(self, text: str, /) -> object: ...
 
 
-SENTENCE_CACHE_TEXTS = 8192  # paragraph texts whose sentence split is kept
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?=\S)")
@@ -101,7 +102,7 @@ def split_sentences(text: str) -> list[Sentence]:
 
 # Paragraph texts recur across questions (the same documents are read again and again), and
 # splitting is pure: keep the recent results.
-@functools.lru_cache(maxsize=SENTENCE_CACHE_TEXTS)
+@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
 def _sentences(text: str) -> tuple[Sentence, ...]:
     sentences: list[Sentence] = []
     for start, body, end, whole in _units(text):
