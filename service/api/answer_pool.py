@@ -173,17 +173,15 @@ class AnswerPool:
 
 # --- inside a worker process ----------------------------------------------------------------
 
-_worker: tuple[Graph, ModelClient | None] | None = None
-
-
-def _start_worker(settings: Settings, connection: Connection, model: ModelAddress | None) -> None:
-    global _worker
+def _open_worker(
+    settings: Settings, connection: Connection, model: ModelAddress | None
+) -> tuple[Graph, ModelClient | None]:
     from service.api.logs import configure_json_logging
     from service.api.state import service_graph
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the service stops us
     configure_json_logging()
-    _worker = (service_graph(settings, connection), ModelClient(model) if model else None)
+    return service_graph(settings, connection), ModelClient(model) if model else None
 
 
 def _worker_main(
@@ -191,12 +189,22 @@ def _worker_main(
     model: ModelAddress | None,
 ) -> None:  # fmt: skip
     """Receive jobs until the service says stop (None) or goes away; answer each in a thread."""
-    _start_worker(settings, connection, model)
+    graph, model_client = _open_worker(settings, connection, model)
     send_lock = threading.Lock()
 
     def reply(number: int, done: Future[dict[str, Any] | WorkerProblem]) -> None:
-        with send_lock, contextlib.suppress(OSError):  # the service went away: nobody waits
-            pipe.send((number, done.result()))  # _run_job returns its failures, never raises
+        outcome = done.result()  # _run_job returns its failures, never raises
+        with send_lock:
+            try:
+                pipe.send((number, outcome))
+            except OSError:
+                return  # the service went away: nobody waits for it
+            except Exception:  # an answer that cannot be pickled is a bug; never leave it unsent
+                log.exception("an answer could not be sent to the service")
+                pipe.send((number, WorkerProblem(
+                    status=500, detail="unexpected error (see the service log by traceId)",
+                    headers=None, neo4j_error=None,
+                )))  # fmt: skip
 
     with ThreadPoolExecutor(threads, thread_name_prefix="kgs-answer") as pool:
         while True:
@@ -207,12 +215,14 @@ def _worker_main(
             if message is None:
                 break
             number, job = message
-            pool.submit(_run_job, job).add_done_callback(partial(reply, number))
+            pool.submit(_run_job, graph, model_client, job).add_done_callback(
+                partial(reply, number)
+            )
 
 
-def _run_job(job: AnswerJob) -> dict[str, Any] | WorkerProblem:
-    assert _worker is not None, "the worker initializer did not run"
-    graph, model = _worker
+def _run_job(
+    graph: Graph, model: ModelClient | None, job: AnswerJob
+) -> dict[str, Any] | WorkerProblem:
     token = trace_id_var.set(job.trace_id)  # logs and problems carry the request's id
     try:
         return answer_question(
