@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -42,6 +43,9 @@ from service.settings import Settings
 __all__ = ["AnswerJob", "AnswerPool"]
 
 log = logging.getLogger("kgs.api")
+
+WORKER_MIN_LIFETIME_S = 5.0  # a worker that dies sooner is replaced only after a pause:
+WORKER_RESPAWN_DELAY_S = 2.0
 
 
 class AnswerJob(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,8 +84,10 @@ class _Worker:
             daemon=True,
         )  # fmt: skip
         self.process.start()
+        self.started = time.monotonic()
         child.close()  # the worker holds the only other end: its exit ends our reads
         self.pending: dict[int, Future[Any]] = {}
+        self.alive = True  # False from the moment its pipe ends: no answer is sent to it again
         self._send_lock = threading.Lock()
         self._on_exit = on_exit
         threading.Thread(target=self._read, name="kgs-answer-reader", daemon=True).start()
@@ -101,6 +107,7 @@ class _Worker:
             if future is not None and future.set_running_or_notify_cancel():
                 future.set_result(outcome)
         with self._send_lock:
+            self.alive = False
             held, self.pending = self.pending, {}
         for future in held.values():
             if future.set_running_or_notify_cancel():
@@ -138,6 +145,10 @@ class AnswerPool:
         return _Worker(self._initargs, self._threads, self._replace)
 
     def _replace(self, dead: _Worker) -> None:
+        if time.monotonic() - dead.started < WORKER_MIN_LIFETIME_S:
+            # A worker that cannot even start (a broken install) must not respawn in a tight
+            # loop; this runs in the dead worker's own reader thread, which nothing waits for.
+            time.sleep(WORKER_RESPAWN_DELAY_S)
         with self._lock:
             if self._closing or dead not in self._workers:
                 return
@@ -152,7 +163,10 @@ class AnswerPool:
     async def answer(self, job: AnswerJob) -> dict[str, Any]:
         future: Future[Any] = Future()
         with self._lock:
-            worker = min(self._workers, key=lambda w: len(w.pending))
+            alive = [w for w in self._workers if w.alive]
+        if not alive:
+            raise problem(503, "the answer workers are restarting; try again")
+        worker = min(alive, key=lambda w: len(w.pending))
         try:
             worker.submit(next(self._numbers), job, future)
             outcome = await asyncio.wrap_future(future)
