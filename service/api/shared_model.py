@@ -38,7 +38,6 @@ class ModelAddress(msgspec.Struct, frozen=True, kw_only=True):
 
     path: str
     authkey: bytes
-    dimensions: int
 
 
 class ModelServer:
@@ -51,7 +50,7 @@ class ModelServer:
         path = str(Path(self._dir.name) / "model.sock")
         authkey = secrets.token_bytes(32)
         self._listener = Listener(path, family="AF_UNIX", authkey=authkey)
-        self.address = ModelAddress(path=path, authkey=authkey, dimensions=embedder.dimensions)
+        self.address = ModelAddress(path=path, authkey=authkey)
         self._closed = threading.Event()
         self._accepting = threading.Thread(target=self._accept, name="kgs-model-accept",
                                            daemon=True)  # fmt: skip
@@ -98,7 +97,6 @@ class ModelClient:
 
     def __init__(self, address: ModelAddress) -> None:
         self.address = address
-        self.dimensions = address.dimensions
         self._local = threading.local()
 
     def _connection(self) -> Connection:
