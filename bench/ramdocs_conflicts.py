@@ -49,8 +49,9 @@ from ingest.pipeline import IngestOptions, ingest
 from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph
+from service.pipeline.augment import passage_of
 from service.pipeline.conflicts import ConflictSettings, scan_conflicts, select_conflicts
-from service.pipeline.facts import DocumentProfile, Passage, document_profiles
+from service.pipeline.facts import DocumentProfile, document_profiles
 from service.pipeline.plan import plan_query
 from service.pipeline.runner import answer_question
 from service.settings import Settings, project_root
@@ -151,15 +152,7 @@ def scan_mode(
             for n in range(1, len(record["documents"]) + 1)
         ]
         rows = graph.read("evidence/document_paragraphs", documentIds=ids)
-        passages = [
-            Passage(
-                document_id=str(r["documentId"]), path=str(r["path"]),
-                paragraph_id=str(r["paragraphId"]), text=str(r["text"]),
-                start_offset=int(r["startOffset"]), start_line=int(r["startLine"]),
-                kind=str(r["kind"]),
-            )
-            for r in rows
-        ]  # fmt: skip
+        passages = [passage_of(r) for r in rows]
         scan_started = time.perf_counter()
         found = select_conflicts(
             scan_conflicts(passages, settings).conflicts,

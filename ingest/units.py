@@ -26,6 +26,7 @@ from ingest.markdown import Block, MarkdownDocument, parse_markdown
 from ingest.mermaid import parse_mermaid_edges
 from ingest.problems import Problem
 from ingest.relation_labels import compact_key, relation_for_label, slug
+from service.pipeline.analysis import ANALYSIS_VERSION
 from service.scope import scope_key
 
 __all__ = [
@@ -255,10 +256,13 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         "supersededBy": front.superseded_by,
         "embeddingModel": model,
     }
+    # The stored text analysis is written with the unit (ingest/writer.py): a new version of the
+    # code that produces it makes every document a changed one.
     unit_hash = _hash(
+        ANALYSIS_VERSION,
         msgspec.json.encode(
             [document, headings, paragraphs, parsed.knowledge_points, relations]
-        ).decode()
+        ).decode(),
     )
     return DocumentUnit(
         document=document,

@@ -12,6 +12,7 @@ from neo4j import ManagedTransaction
 from ingest.units import DocumentUnit
 from service.db.graph import Graph, WriteCounters
 from service.graph_model import RELATION_TYPES
+from service.pipeline.facts import paragraph_analysis
 from service.scope import scope_key
 
 __all__ = ["delete_document", "prune_knowledge_points", "write_unit"]
@@ -33,7 +34,8 @@ def write_unit(
     paragraphs = [
         {
             "id": p["id"],
-            "properties": _without(p, _PARAGRAPH_TRANSIENT_FIELDS),
+            "properties": _without(p, _PARAGRAPH_TRANSIENT_FIELDS)
+            | {"analysis": paragraph_analysis(p["text"], p["kind"])},
             "embedding": vectors.get(p["id"]),
         }
         for p in unit.paragraphs

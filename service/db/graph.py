@@ -41,7 +41,7 @@ MAX_RECORDED_CALLS = 10_000
 Row = dict[str, Any]
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes, bytearray})
 
 
 def _plain(value: Any) -> bool:

@@ -47,7 +47,7 @@ from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
 from service.pipeline.spans import best_span, citation_id
 
-__all__ = ["Augmentation", "augment_documents", "fragment_id", "paragraph_citation"]
+__all__ = ["Augmentation", "augment_documents", "fragment_id", "paragraph_citation", "passage_of"]
 
 _STRUCTURED = frozenset({"table", "code", "mermaid"})
 _NEVER_IN_WINDOWS = frozenset({"code", "mermaid"})
@@ -152,7 +152,7 @@ def augment_documents(
         unavailable=tuple(unavailable),
         observed_ids=frozenset(observed),
         documents_read=tuple(dict.fromkeys(str(r["path"]) for r in rows)),
-        paragraphs=tuple(dict(r) for r in rows),
+        paragraphs=tuple({k: v for k, v in r.items() if k != "analysis"} for r in rows),
     )
 
 
@@ -289,15 +289,7 @@ def _conflict_fragments(
 ) -> list[Fragment]:
     """Conflict fragments, and the sentences of condition-qualified facts, from a scan of every
     paragraph of the selected documents."""
-    passages = [
-        Passage(
-            document_id=str(r["documentId"]), path=str(r["path"]),
-            paragraph_id=str(r["paragraphId"]), text=str(r["text"]),
-            start_offset=int(r["startOffset"]), start_line=int(r["startLine"]), kind=str(r["kind"]),
-        )
-        for rows in documents.values()
-        for r in rows
-    ]  # fmt: skip
+    passages = [passage_of(r) for rows in documents.values() for r in rows]
     knowledge_points = {n.document_id: n.id for n in neighbours if n.document_id}
     knowledge_points |= {h.document_id: h.knowledge_point_ids[0] for h in retrieval.hits
                          if h.knowledge_point_ids}  # fmt: skip
@@ -323,6 +315,16 @@ def _conflict_fragments(
         for fact in sentences.values()
     ]
     return fragments
+
+
+def passage_of(row: Row) -> Passage:
+    """A row of evidence/document_paragraphs as the conflict scan reads it."""
+    return Passage(
+        document_id=str(row["documentId"]), path=str(row["path"]),
+        paragraph_id=str(row["paragraphId"]), text=str(row["text"]),
+        start_offset=int(row["startOffset"]), start_line=int(row["startLine"]),
+        kind=str(row["kind"]), analysis=bytes(row.get("analysis") or b""),
+    )  # fmt: skip
 
 
 def _fact_fragment(fact: Fact, kp: str | None, priority: float) -> Fragment:

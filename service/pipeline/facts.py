@@ -30,10 +30,18 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
 import msgspec
 
+from service.pipeline.analysis import (
+    ANALYSIS_VERSION,
+    FactKind,
+    Scope,
+    StoredFact,
+    TextAnalysis,
+    decode_analysis,
+    encode_analysis,
+)
 from service.pipeline.spans import split_sentences
 from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
 
@@ -53,29 +61,10 @@ __all__ = [
     "month_words",
     "norm_token",
     "normalise_value",
+    "paragraph_analysis",
     "qualifiers",
     "sentence_facts",
 ]
-
-FactKind = Literal[
-    "measurement",
-    "date",
-    "state",
-    "location",
-    "quantity",
-    "owner",
-    "endpoint",
-    "dependency",
-    "format",
-    "protocol",
-    "version",
-    "port",
-    "status_code",
-    "aligned",
-]
-
-# (dimension, value) pairs, sorted; empty = the default (current, unconditioned) scope.
-Scope = tuple[tuple[str, str], ...]
 
 
 class FactSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,6 +86,7 @@ class Passage(msgspec.Struct, frozen=True, kw_only=True):
     start_offset: int  # of the paragraph in the source file
     start_line: int
     kind: str = "paragraph"
+    analysis: bytes = b""  # the paragraph's stored TextAnalysis (analysis.py), if any
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
@@ -628,7 +618,15 @@ def extract_facts(
 # the facts of recent paragraphs (numbered from 0; extract_facts renumbers them).
 @functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
 def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fact, ...]:
-    return tuple(_passage_facts(passage, settings))
+    stored = decode_analysis(passage.analysis) if settings == _DEFAULT_SETTINGS else None
+    if stored is None:
+        return tuple(_passage_facts(passage, settings))
+    offsets = stored.offsets if any(f.kind == "aligned" for f in stored.facts) else ()
+    raw = tuple(passage.text[offsets[i] : offsets[i + 1]] for i in range(0, len(offsets), 2))
+    return tuple(_bound_fact(passage, f, order, raw) for order, f in enumerate(stored.facts))
+
+
+_DEFAULT_SETTINGS = FactSettings()
 
 
 def forget_facts() -> None:
@@ -636,6 +634,7 @@ def forget_facts() -> None:
     _cached_passage_facts.cache_clear()
     _text_tokens.cache_clear()
     _text_anchors.cache_clear()
+    decode_analysis.cache_clear()
 
 
 def _mask_citations(text: str) -> str:
@@ -707,7 +706,7 @@ def document_tokens(
         if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
             continue
         tokens = found.setdefault(passage.document_id, [])
-        norms, offsets = _text_tokens(passage.text)
+        norms, offsets = _passage_tokens(passage)
         text = passage.text
         for index in range(min(len(norms), max_tokens - len(tokens))):
             start, end = offsets[2 * index], offsets[2 * index + 1]
@@ -740,8 +739,10 @@ def document_profiles(passages: Sequence[Passage]) -> dict[str, DocumentProfile]
     for passage in passages:
         if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
             continue
-        anchors.setdefault(passage.document_id, set()).update(_text_anchors(passage.text))
-        words.setdefault(passage.document_id, set()).update(_text_tokens(passage.text)[0])
+        stored = decode_analysis(passage.analysis)
+        found = stored.anchors if stored else _text_anchors(passage.text)
+        anchors.setdefault(passage.document_id, set()).update(found)
+        words.setdefault(passage.document_id, set()).update(_passage_tokens(passage)[0])
     return {
         document: DocumentProfile(anchors=frozenset(anchors[document]),
                                   words=frozenset(words[document]))
@@ -767,6 +768,50 @@ def _text_tokens(text: str) -> tuple[tuple[str, ...], array[int]]:
     matches = list(_TOKEN.finditer(_mask_citations(text)))
     norms = tuple(sys.intern(norm_token(m.group())) for m in matches)
     return norms, array("I", [i for m in matches for i in m.span()])
+
+
+def _passage_tokens(passage: Passage) -> tuple[Sequence[str], Sequence[int]]:
+    stored = decode_analysis(passage.analysis)
+    return (stored.norms, stored.offsets) if stored else _text_tokens(passage.text)
+
+
+# --- stored analysis (computed at ingest, analysis.py) -------------------------------------------
+
+
+def paragraph_analysis(text: str, kind: str) -> bytes:
+    """What ingest stores with a paragraph: its facts (default settings), tokens and anchors,
+    exactly as the scan would compute them from the text."""
+    passage = Passage(document_id="", path="", paragraph_id="", text=text, start_offset=0,
+                      start_line=1, kind=kind)  # fmt: skip
+    facts = () if kind in _SKIPPED_KINDS else _passage_facts(passage, _DEFAULT_SETTINGS)
+    norms, offsets = _text_tokens(text)
+    return encode_analysis(
+        TextAnalysis(
+            version=ANALYSIS_VERSION, norms=norms, offsets=tuple(offsets),
+            anchors=tuple(sorted(_text_anchors(text))),
+            facts=tuple(
+                StoredFact(kind=f.kind, subject=f.subject, key=f.key, norm=f.norm, scope=f.scope,
+                           sentence_start=f.sentence_start, sentence_end=f.sentence_end,
+                           value_start=f.value_start, value_end=f.value_end,
+                           token_start=f.token_start, token_end=f.token_end)
+                for f in facts
+            ),
+        )
+    )  # fmt: skip
+
+
+def _bound_fact(passage: Passage, stored: StoredFact, order: int, raw: tuple[str, ...]) -> Fact:
+    """A stored fact placed in its passage's document (the text supplies value and sentence;
+    `raw` is the paragraph's tokens as written, which aligned facts carry)."""
+    text = passage.text
+    return _fact(
+        passage, stored.sentence_start, stored.sentence_end,
+        text[stored.sentence_start : stored.sentence_end], order, kind=stored.kind,
+        subject=stored.subject, key=stored.key, value=text[stored.value_start : stored.value_end],
+        norm=stored.norm, scope=stored.scope, value_start=stored.value_start,
+        value_end=stored.value_end, tokens=raw if stored.kind == "aligned" else (),
+        token_start=stored.token_start, token_end=stored.token_end,
+    )  # fmt: skip
 
 
 def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:

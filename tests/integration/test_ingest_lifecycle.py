@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 from ingest.embeddings import SentenceTransformerEmbedder
+from ingest import units
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
+from service.pipeline.analysis import decode_analysis
+from service.pipeline.augment import passage_of
+from service.pipeline.facts import paragraph_analysis
 from service.settings import EmbeddingSettings, Settings
 from tests.integration.conftest import delete_scope
 
@@ -114,6 +118,32 @@ def test_change_delete_and_malformed_files(
     assert remaining == set()
     counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=scope)}
     assert counts == {"Document": 1, "Heading": 2, "Paragraph": 3, "KnowledgePoint": 1}
+
+
+def test_paragraphs_carry_their_text_analysis_and_a_new_version_rewrites_them(
+    graph: Graph,
+    settings: Settings,
+    embedder: SentenceTransformerEmbedder,
+    scope: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = _kb(tmp_path, scope, {"alpha.md": ALPHA, "beta.md": BETA})
+    ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+    ids = [r["id"] for r in graph.read("ingest/document_states", scope=scope)]
+    rows = graph.read("evidence/document_paragraphs", documentIds=ids)
+    assert len(rows) == 5
+    for row in rows:
+        passage = passage_of(row)
+        assert decode_analysis(passage.analysis) is not None, row["text"]
+        assert passage.analysis == paragraph_analysis(str(row["text"]), str(row["kind"]))
+
+    # Another extractor: every document counts as changed and is rewritten (its vectors kept).
+    monkeypatch.setattr(units, "ANALYSIS_VERSION", "next-extractor")
+    again = ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+    assert sorted(again.updated) == [f"{scope}/alpha.md", f"{scope}/beta.md"]
+    assert again.embeddings_computed == 0
+    assert ingest(graph, embedder, root, IngestOptions(), settings.ingest).updated == []
 
 
 def test_dry_run_writes_nothing(

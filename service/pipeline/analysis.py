@@ -1,0 +1,116 @@
+"""A paragraph's text analysis, computed once at ingest and stored with the paragraph.
+
+The conflict scan reads every paragraph of every selected document, question after question,
+and needs the same pure results of each: its comparable facts, its word tokens and its names and
+figures. Computing them costs about 0.3 ms per paragraph; a question over large documents meets
+hundreds of paragraphs, more than any per-process cache keeps at 100k paragraphs. So ingest
+writes them as `Paragraph.analysis` (msgpack bytes) and the scan decodes them instead.
+
+What is stored is local to the paragraph text (offsets into it, normalised words); the
+document, path and line of each fact are bound when the paragraph is read. An analysis counts
+only when its version equals `ANALYSIS_VERSION`, a digest of the code that produces it (this
+module, facts.py and the sentence splitter in spans.py): a changed extractor never reads stale
+facts, it computes them from the text until the documents are ingested again (the version is
+part of each document's unit hash, so `kgs ingest` rewrites them).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
+
+__all__ = [
+    "ANALYSIS_VERSION",
+    "FactKind",
+    "Scope",
+    "StoredFact",
+    "TextAnalysis",
+    "decode_analysis",
+    "encode_analysis",
+]
+
+# The fact vocabulary (facts.py re-exports it); stored facts are decoded against it.
+FactKind = Literal[
+    "measurement",
+    "date",
+    "state",
+    "location",
+    "quantity",
+    "owner",
+    "endpoint",
+    "dependency",
+    "format",
+    "protocol",
+    "version",
+    "port",
+    "status_code",
+    "aligned",
+]
+
+# (dimension, value) pairs, sorted; empty = the default (current, unconditioned) scope.
+Scope = tuple[tuple[str, str], ...]
+
+_PRODUCERS = ("analysis.py", "facts.py", "spans.py")
+
+
+def _version() -> str:
+    digest = hashlib.sha256()
+    for name in _PRODUCERS:
+        digest.update(Path(__file__).with_name(name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+ANALYSIS_VERSION = _version()
+
+
+class StoredFact(msgspec.Struct, frozen=True, array_like=True):
+    """A fact without its document: offsets are inside the paragraph text."""
+
+    kind: FactKind
+    subject: str
+    key: str
+    norm: str
+    scope: Scope
+    sentence_start: int
+    sentence_end: int
+    value_start: int
+    value_end: int
+    token_start: int  # aligned facts: the value's range among the paragraph's tokens
+    token_end: int
+
+
+class TextAnalysis(msgspec.Struct, frozen=True, array_like=True):
+    version: str
+    norms: tuple[str, ...]  # every token, normalised (facts.norm_token), citation marks left out
+    offsets: tuple[int, ...]  # (start, end) of each token, flattened
+    anchors: tuple[str, ...]  # distinct normalised names and figures
+    facts: tuple[StoredFact, ...]  # under the default FactSettings
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(TextAnalysis)
+
+
+def encode_analysis(analysis: TextAnalysis) -> bytes:
+    return _encoder.encode(analysis)
+
+
+# Decoded once per paragraph while it is in use: the facts, the tokens and the profile of one
+# paragraph are asked for separately. Bytes hash once (CPython keeps the hash).
+@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
+def decode_analysis(data: bytes) -> TextAnalysis | None:
+    """The stored analysis, or None when there is none, it is unreadable or of another
+    version (the caller then computes from the text)."""
+    if not data:
+        return None
+    try:
+        analysis = _decoder.decode(data)
+    except msgspec.DecodeError:
+        return None
+    return analysis if analysis.version == ANALYSIS_VERSION else None
