@@ -4,9 +4,10 @@ Gates (each passes or fails with a score in [0, 1] and a plain reason):
 - direct_evidence_coverage: the question's key terms (and compare operands) in direct support; a
   term naming a knowledge point is covered by that knowledge point's direct support;
 - answerability: a logistic score with named weights over AnswerabilityFeatures of the best
-  hit paragraph (its cosine, its topic's cosine, its best sentences' cosines, key-term coverage,
-  the expected answer type, channel agreement, the margin over other documents); the inputs go
-  to the trace;
+  hit paragraph (its cosine, its topic's cosine, its best sentences' cosines, the residual
+  cosine of its sentences to what the question asks beyond its subject, key-term coverage, the
+  expected answer type, channel agreement, the margin over other documents); the inputs go to
+  the trace;
 - query_intent_coverage: a how_to needs steps, a causal question mechanism or consequence, a
   compare both sides, a definition a defining sentence;
 - graph_support: neighbours in the graph windows must come with their own source text;
@@ -43,6 +44,7 @@ __all__ = [
     "Gate",
     "SufficiencyReview",
     "answerability_features",
+    "residual_cosines",
     "review_sufficiency",
     "stale_documents",
 ]
@@ -93,6 +95,9 @@ class EvidenceSupport(msgspec.Struct, frozen=True, kw_only=True):
     sentence_cosines: tuple[float, ...] = ()
     topic: str = ""  # the best hit's document title and heading path (what it is about)
     topic_cosine: float | None = None  # that topic's own embedding to the question
+    # Best cosine of the sentences, each embedded under its topic as paragraphs are, to the
+    # question with the topic's direction removed (residual_cosines); None when not computed.
+    residual_sentence_cosine: float | None = None
     fulltext_rank: int | None = None  # the best hit's rank in the full-text channel, if ranked
     vector_rank: int | None = None  # and in the vector channel
     other_document_cosine: float | None = None  # best cosine of a hit in another document
@@ -107,6 +112,10 @@ class AnswerabilityFeatures(msgspec.Struct, frozen=True, kw_only=True):
     topic_cosine: float
     sentence_cosine: float  # its best sentence to the question
     second_sentence_cosine: float  # its second-best sentence (= best when it has one)
+    # Does a sentence address what the question asks beyond naming the page's subject? The
+    # question minus its topic direction against each sentence read under its topic (an
+    # unanswerable question's passage names the subject but not the asked aspect).
+    residual_sentence_cosine: float
     sentence_coverage: float  # share of the key terms in the best sentence
     paragraph_coverage: float  # share of the key terms in the best paragraph
     off_topic_coverage: float  # key terms not in the title/headings that the paragraph has
@@ -463,6 +472,11 @@ def answerability_features(
         topic_cosine=support.topic_cosine if support.topic_cosine is not None else cosine,
         sentence_cosine=ranked[0][0],
         second_sentence_cosine=ranked[min(1, len(ranked) - 1)][0],
+        # Not computed (no topic vector): nothing to remove, the plain best sentence stands in.
+        residual_sentence_cosine=(
+            support.residual_sentence_cosine
+            if support.residual_sentence_cosine is not None else ranked[0][0]
+        ),
         sentence_coverage=_share(terms, ranked[0][1]),
         paragraph_coverage=_share(terms, paragraph),
         off_topic_coverage=_share(off_topic, paragraph),
@@ -474,6 +488,34 @@ def answerability_features(
         sentence_lift=ranked[0][0] - sum(spread) / len(spread),
         best_hit_cosine=max([cosine, *rest]),
     )
+
+
+def residual_cosines(
+    question: Sequence[float], topic: Sequence[float], vectors: Sequence[Sequence[float]]
+) -> tuple[float, ...]:
+    """Cosine of each vector to the question's residual r = q - (q.t)t (t: the unit topic
+    vector): what the question asks once the subject it shares with the page is taken out.
+    A question that only names the topic has no residual (every cosine 0)."""
+    norm = _norm(topic)
+    unit = [x / norm for x in topic] if norm else [0.0] * len(question)
+    along = sum(q * t for q, t in zip(question, unit, strict=True))
+    residual = [q - along * t for q, t in zip(question, unit, strict=True)]
+    # A residual this small is the rounding noise of a question parallel to its topic.
+    if _norm(residual) <= _PARALLEL * _norm(question):
+        return tuple(0.0 for _ in vectors)
+    return tuple(_cosine(residual, v) for v in vectors)
+
+
+_PARALLEL = 1e-6  # residual norm / question norm below which nothing is left of the question
+
+
+def _norm(a: Sequence[float]) -> float:
+    return math.sqrt(sum(x * x for x in a))
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    norm = _norm(a) * _norm(b)
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
 
 
 def _inputs(features: AnswerabilityFeatures | None) -> dict[str, float] | None:
@@ -497,6 +539,7 @@ def _answerability(
         + w.answerability_topic_weight * f.topic_cosine
         + w.answerability_sentence_weight * f.sentence_cosine
         + w.answerability_second_sentence_weight * f.second_sentence_cosine
+        + w.answerability_residual_sentence_weight * f.residual_sentence_cosine
         + w.answerability_sentence_coverage_weight * f.sentence_coverage
         + w.answerability_paragraph_coverage_weight * f.paragraph_coverage
         + w.answerability_off_topic_coverage_weight * f.off_topic_coverage

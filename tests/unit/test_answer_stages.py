@@ -16,6 +16,7 @@ from service.answer.sufficiency import (
     DocumentValidity,
     EvidenceSupport,
     answerability_features,
+    residual_cosines,
     review_sufficiency,
 )
 from service.pipeline.budgets import AnswerSettings, PipelineSettings
@@ -111,18 +112,53 @@ def test_answerability_gate_declines_far_evidence() -> None:
 
 
 def test_a_page_matching_only_by_its_topic_scores_lower() -> None:
-    """Same paragraph and sentence cosines: the closer the page's title alone is to the
-    question, the less of the match is about what the question asks."""
+    """Same paragraph and sentence cosines: when the sentence meets the question only along
+    the page's topic, the residual takes that part out and the score drops (the topic cosine's
+    own weight fits near 0 beside the residual)."""
     best = ("p0", rows()[0]["text"])
+    question, sentence = (0.6, 0.8, 0.0), (1.0, 0.0, 0.0)
 
-    def score(topic: float) -> float:
-        support = EvidenceSupport(cosine={"p0": 0.82}, sentence_cosine=0.6, topic_cosine=topic)
+    def score(topic: tuple[float, float, float]) -> float:
+        (residual,) = residual_cosines(question, topic, [sentence])
+        topic_cosine = sum(q * t for q, t in zip(question, topic, strict=True))
+        support = EvidenceSupport(cosine={"p0": 0.82}, sentence_cosine=0.6,
+                                  topic_cosine=topic_cosine, residual_sentence_cosine=residual)
         review = _review("what is water glass?", support=support, best_paragraph=best)
         assert review.answerability is not None and review.answerability_inputs is not None
-        assert review.answerability_inputs["topicCosine"] == topic
+        assert review.answerability_inputs["topicCosine"] == topic_cosine
         return float(review.answerability)
 
-    assert score(0.9) < score(0.3)
+    # the sentence's whole match lies along the topic vs. a topic the question does not share
+    assert score((1.0, 0.0, 0.0)) < score((0.0, 0.0, 1.0))
+
+
+def test_a_sentence_addressing_what_is_asked_beyond_the_topic_scores_higher() -> None:
+    """Same paragraph, sentence and topic cosines: the passage whose sentences meet the
+    question's residual (what it asks once the page's subject is taken out) is likelier to
+    hold the answer than one that only names the subject."""
+    best = ("p0", rows()[0]["text"])
+
+    def score(residual: float) -> float:
+        support = EvidenceSupport(cosine={"p0": 0.82}, sentence_cosine=0.6, topic_cosine=0.5,
+                                  residual_sentence_cosine=residual)  # fmt: skip
+        review = _review("what is water glass?", support=support, best_paragraph=best)
+        assert review.answerability is not None and review.answerability_inputs is not None
+        assert review.answerability_inputs["residualSentenceCosine"] == residual
+        return float(review.answerability)
+
+    assert score(0.1) < score(0.5)
+
+
+def test_residual_cosines_take_the_topic_direction_out_of_the_question() -> None:
+    half = 0.5**0.5
+    question, topic = (half, half, 0.0), (2.0, 0.0, 0.0)  # the topic need not be unit length
+    # residual (0, half, 0): a sentence along it answers, one along the topic does not
+    cos = residual_cosines(question, topic, [(0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 1.0)])
+    assert cos == pytest.approx((1.0, 0.0, half))
+    assert residual_cosines((1.0, 0.0, 0.0), topic, [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]) == (0, 0)
+    # no topic vector: nothing to take out, the plain cosine
+    plain = residual_cosines(question, (0.0, 0.0, 0.0), [(1.0, 0.0, 0.0)])
+    assert plain == pytest.approx((half,))
 
 
 _FILMING = ("Filming began in Atlanta in 2015 .", "The series was created by two brothers .")
@@ -142,6 +178,9 @@ def _features(query: str, sentences: tuple[str, ...] = _FILMING, **support):  # 
 def test_answerability_features_read_the_best_sentences() -> None:
     f = _features("when was the first season of stranger things filmed?")
     assert (f.sentence_cosine, f.second_sentence_cosine) == (0.6, 0.5)
+    assert f.residual_sentence_cosine == 0.6  # not computed: the best sentence stands in
+    given = _features("when was it filmed?", residual_sentence_cosine=0.2)
+    assert given.residual_sentence_cosine == 0.2
     assert f.answer_type_missing == 0.0  # 2015 answers a when-question
     assert 0 < f.sentence_coverage < 1  # 'filmed' matches 'Filming'; 'season' is missing
     # the title's words are the topic: only 'first', 'season', 'filmed' must be in the text
