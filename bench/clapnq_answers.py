@@ -167,8 +167,9 @@ WEIGHTS = {
     "bestHitCosine": "answerability_best_hit_weight",
 }
 # The features the fit weighs (the others keep weight 0), chosen by 5-fold cross-validation on
-# half A: the topic cosine gained 0.016; later the residual sentence cosine 0.028 (50 repeats,
-# paired standard error 0.018); every other feature 0.010 at most (under one standard error).
+# half A: the topic cosine gained 0.016; later the residual sentence cosine 0.020-0.022 (50
+# repeats, three seeds; paired standard error 0.016); every other feature less than its
+# standard error.
 FIT_FEATURES = ("paragraphCosine", "topicCosine", "sentenceCosine", "residualSentenceCosine")
 FIT_L2 = 0.0  # ridge penalty on the standardised coefficients (four cosines need none)
 FIT_ITERATIONS = 50  # Newton steps of the logistic fit (converges in about ten)

@@ -114,7 +114,7 @@ class AnswerabilityFeatures(msgspec.Struct, frozen=True, kw_only=True):
     second_sentence_cosine: float  # its second-best sentence (= best when it has one)
     # Does a sentence address what the question asks beyond naming the page's subject? The
     # question minus its topic direction against each sentence read under its topic (an
-    # unanswerable question's passage names the subject but not the asked aspect).
+    # unanswerable question's passage names the subject but not the asked aspect); see _residual.
     residual_sentence_cosine: float
     sentence_coverage: float  # share of the key terms in the best sentence
     paragraph_coverage: float  # share of the key terms in the best paragraph
@@ -472,11 +472,7 @@ def answerability_features(
         topic_cosine=support.topic_cosine if support.topic_cosine is not None else cosine,
         sentence_cosine=ranked[0][0],
         second_sentence_cosine=ranked[min(1, len(ranked) - 1)][0],
-        # Not computed (no topic vector): nothing to remove, the plain best sentence stands in.
-        residual_sentence_cosine=(
-            support.residual_sentence_cosine
-            if support.residual_sentence_cosine is not None else ranked[0][0]
-        ),
+        residual_sentence_cosine=_residual(plan, support, off_topic, ranked[0][0]),
         sentence_coverage=_share(terms, ranked[0][1]),
         paragraph_coverage=_share(terms, paragraph),
         off_topic_coverage=_share(off_topic, paragraph),
@@ -516,6 +512,20 @@ def _norm(a: Sequence[float]) -> float:
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     norm = _norm(a) * _norm(b)
     return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
+
+
+def _residual(
+    plan: QueryPlan, support: EvidenceSupport, off_topic: Sequence[str], sentence: float
+) -> float:
+    """The residual sentence cosine where it measures what the question asks beyond the page's
+    subject; the plain best sentence cosine (`sentence`) where it cannot: not computed (no
+    topic vector), a question whose key terms all name the page's subject ('what is water
+    glass?': its residual is the question word) or a compare question (its residual is mostly
+    the other side, in another document, which the operand check looks for)."""
+    residual = support.residual_sentence_cosine
+    if residual is None or not off_topic or plan.intent == "compare":
+        return sentence
+    return residual
 
 
 def _inputs(features: AnswerabilityFeatures | None) -> dict[str, float] | None:

@@ -70,14 +70,15 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # sentences, the best hit's cosine, squares and products of the three cosines, the question
     # word, a tuned threshold, or all features under a ridge penalty (which lost 0.005-0.018).
     # The residual sentence cosine (the best sentence, embedded under its topic, to the question
-    # minus its topic direction) gained 0.028 in 50 repeats of 5-fold CV on half A (0.820 ->
-    # 0.849, paired standard error of the gain 0.018); with it the topic cosine's own weight
-    # fits near 0 (the residual takes the topic out instead).
-    answerability_paragraph_weight: float = 17.662
-    answerability_topic_weight: float = 0.266
-    answerability_sentence_weight: float = 3.359
+    # minus its topic direction; the plain sentence cosine for compare questions and questions
+    # naming only the page's subject) gained 0.020-0.022 in 50 repeats of 5-fold CV on half A
+    # with three seeds (0.821 -> 0.842, paired standard error of the gain 0.016); beside it the
+    # topic cosine's own weight shrinks from -3.6 to -0.9 (the residual takes the topic out).
+    answerability_paragraph_weight: float = 19.358
+    answerability_topic_weight: float = -0.854
+    answerability_sentence_weight: float = 3.364
     answerability_second_sentence_weight: float = 0.0
-    answerability_residual_sentence_weight: float = 9.03
+    answerability_residual_sentence_weight: float = 6.737
     answerability_sentence_coverage_weight: float = 0.0
     answerability_paragraph_coverage_weight: float = 0.0
     answerability_off_topic_coverage_weight: float = 0.0
@@ -88,7 +89,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     answerability_hits_lift_weight: float = 0.0
     answerability_sentence_lift_weight: float = 0.0
     answerability_best_hit_weight: float = 0.0
-    answerability_bias: float = -18.84
+    answerability_bias: float = -18.869
     answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
     answerability_threshold: float = 0.5  # probability; 0 disables the gate
     # The judge (only with a provider configured).

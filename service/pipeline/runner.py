@@ -283,7 +283,8 @@ def _answerability_sentences(
     # Sentences only: pairs of sentences doubled the embedding time for little gain. Each
     # sentence goes twice: plain (the sentence cosine) and under its topic, which reads like its
     # paragraph ("Filming began in 2015" is about the page's series; the residual cosine). The
-    # batch embeds while Neo4j is read: ClapNQ answer p50/p95 stayed 203/378 ms (209/385 before).
+    # batch embeds while Neo4j is read: ClapNQ answer p50/p95 read 203/378 and 245/447 ms in two
+    # runs of this same code on the shared machine (209/385 ms before).
     topic = _topic(best)
     batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
     return (tuple(texts), _QUERY_EMBEDDING.submit(embedder.embed, batch)) if texts else None

@@ -178,13 +178,22 @@ def _features(query: str, sentences: tuple[str, ...] = _FILMING, **support):  # 
 def test_answerability_features_read_the_best_sentences() -> None:
     f = _features("when was the first season of stranger things filmed?")
     assert (f.sentence_cosine, f.second_sentence_cosine) == (0.6, 0.5)
-    assert f.residual_sentence_cosine == 0.6  # not computed: the best sentence stands in
-    given = _features("when was it filmed?", residual_sentence_cosine=0.2)
-    assert given.residual_sentence_cosine == 0.2
     assert f.answer_type_missing == 0.0  # 2015 answers a when-question
     assert 0 < f.sentence_coverage < 1  # 'filmed' matches 'Filming'; 'season' is missing
     # the title's words are the topic: only 'first', 'season', 'filmed' must be in the text
     assert f.off_topic_coverage == pytest.approx(1 / 3)
+    assert f.residual_sentence_cosine == 0.6  # not computed: the best sentence stands in
+    given = _features("when was it filmed?", residual_sentence_cosine=0.2)
+    assert given.residual_sentence_cosine == 0.2
+
+
+def test_the_residual_stands_aside_where_it_cannot_measure_the_asked_aspect() -> None:
+    """Only the page's subject asked (its residual is the question word), or a compare question
+    (its residual is mostly the other side, in another document): the plain best sentence."""
+    subject = _features("what is stranger things?", residual_sentence_cosine=0.01)
+    assert subject.residual_sentence_cosine == 0.6
+    compared = _features("compare stranger things and dark", residual_sentence_cosine=0.1)
+    assert compared.residual_sentence_cosine == 0.6
 
 
 def test_answerability_features_miss_the_asked_type_and_rank_disagreement() -> None:
