@@ -45,9 +45,12 @@ from service.pipeline.facts import Fact, Passage
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
-from service.pipeline.spans import best_span, citation_id
+from service.pipeline.spans import best_span, citation_id, mentions_any
 
-__all__ = ["Augmentation", "augment_documents", "fragment_id", "paragraph_citation", "passage_of"]
+__all__ = [
+    "Augmentation", "augment_documents", "document_rows", "fragment_id", "paragraph_citation",
+    "passage_of",
+]  # fmt: skip
 
 _STRUCTURED = frozenset({"table", "code", "mermaid"})
 _NEVER_IN_WINDOWS = frozenset({"code", "mermaid"})
@@ -87,7 +90,7 @@ def augment_documents(
             + [n.document_id for n in neighbours if n.document_id]
         )
     )
-    rows = graph.read("evidence/document_paragraphs", documentIds=wanted) if wanted else []
+    rows = document_rows(graph, wanted)
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
@@ -269,15 +272,17 @@ def _neighbour_fragment(
     if not prose:
         return None
     lead = _lead(prose, set()) or prose[0]
-    best = max(
-        prose, key=lambda r: (best_span(str(r["text"]), plan.terms).score, -int(r["ordinal"]))
-    )
+    best = max(prose, key=lambda r: (_relevance(str(r["text"]), plan.terms), -int(r["ordinal"])))
     rows = [lead] if best is lead else sorted([lead, best], key=lambda r: int(r["ordinal"]))
     taken.update(str(r["paragraphId"]) for r in rows)
     relation = f"{neighbour.direction}:{neighbour.relation}"
     return _fragment(
         "graph_neighbor_support", rows, "full_document", neighbour.score, neighbour.id, relation
     )
+
+
+def _relevance(text: str, terms: Sequence[str]) -> float:
+    return best_span(text, terms).score if mentions_any(text, terms) else 0.0
 
 
 def _conflict_fragments(
@@ -315,6 +320,19 @@ def _conflict_fragments(
         for fact in sentences.values()
     ]
     return fragments
+
+
+def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Every paragraph of the documents (evidence/document_paragraphs), one row each with its
+    document's id, path and title, in document and reading order."""
+    if not document_ids:
+        return []
+    return [
+        {"documentId": document["documentId"], "path": document["path"],
+         "title": document["title"], **paragraph}
+        for document in graph.read("evidence/document_paragraphs", documentIds=document_ids)
+        for paragraph in document["paragraphs"]
+    ]  # fmt: skip
 
 
 def passage_of(row: Row) -> Passage:

@@ -56,7 +56,7 @@ from service.pipeline.facts import (
     Scope,
     WordToken,
     document_profiles,
-    document_tokens,
+    document_words,
     edit_fact,
     extract_facts,
     is_anchor_token,
@@ -167,15 +167,14 @@ def word_edits(
     league" / "cricket"), two documents at a time, when one is a near copy of the other. Both
     sides are lower-case words (names and figures are aligned facts), neither is a spelling
     variant of the other or holds it, and both sentences carry the same condition scope."""
-    tokens = document_tokens(passages, settings.word_edit_max_document_tokens)
+    tokens = document_words(passages, settings.word_edit_max_document_tokens)
     need = settings.word_edit_min_shared_tokens
     found: list[Conflict] = []
     documents = sorted(tokens)
-    words = {d: [t.norm for t in tokens[d]] for d in documents}
+    words = {d: tokens[d].norms for d in documents}
     counts = {d: Counter(words[d]) for d in documents}
     for i, one in enumerate(documents):
         for other in documents[i + 1 :]:
-            a, b = tokens[one], tokens[other]
             words_a, words_b = words[one], words[other]
             shorter, longer = sorted((one, other), key=lambda d: len(words[d]))
             # an upper bound on the words the two have in common, before the costly diff: the
@@ -195,12 +194,15 @@ def word_edits(
                     or max(a_hi - a_lo, b_hi - b_lo) > settings.word_edit_max_words
                     or ops[k - 1][2] - ops[k - 1][1] < need
                     or ops[k + 1][2] - ops[k + 1][1] < need
-                    or not _plain_edit(a[a_lo:a_hi], b[b_lo:b_hi], settings)
                 ):
                     continue
+                a = [tokens[one].token(passages, n) for n in range(a_lo, a_hi)]
+                b = [tokens[other].token(passages, n) for n in range(b_lo, b_hi)]
+                if not _plain_edit(a, b, settings):
+                    continue
                 order = first_order + len(found) * 2
-                side_a = edit_fact(passages[a[a_lo].passage], a[a_lo], a[a_hi - 1], order)
-                side_b = edit_fact(passages[b[b_lo].passage], b[b_lo], b[b_hi - 1], order + 1)
+                side_a = edit_fact(passages[a[0].passage], a[0], a[-1], order)
+                side_b = edit_fact(passages[b[0].passage], b[0], b[-1], order + 1)
                 if side_a.scope == side_b.scope and _one_entity_edit(side_a, side_b, profiles,
                                                                      settings):
                     found.append(

@@ -25,6 +25,7 @@ Facts are comparable only within one scope, so qualified facts never contradict 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import sys
@@ -47,6 +48,7 @@ from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
 
 __all__ = [
     "DocumentProfile",
+    "DocumentWords",
     "Fact",
     "FactKind",
     "FactSettings",
@@ -54,7 +56,7 @@ __all__ = [
     "Scope",
     "WordToken",
     "document_profiles",
-    "document_tokens",
+    "document_words",
     "edit_fact",
     "extract_facts",
     "is_anchor_token",
@@ -504,6 +506,9 @@ _STOP_CAPITALS = frozenset(
 )
 
 
+NORM_TOKEN_CACHE_WORDS = 65_536  # distinct tokens kept normalised (about 8 MiB at most)
+
+
 def _is_number(token: str) -> bool:
     return token.lstrip("$€£")[:1].isdigit()
 
@@ -515,6 +520,9 @@ def _is_value_token(token: str) -> bool:
     return lower in _MONTH_WORDS or (token[:1].isupper() and lower not in _STOP_CAPITALS)
 
 
+# Tokens recur across paragraphs and documents (the scan compares one document's words with
+# another's): normalise each distinct one once.
+@functools.lru_cache(maxsize=NORM_TOKEN_CACHE_WORDS)
 def norm_token(token: str) -> str:
     """Case, thousands separators, currency and percent signs and a trailing apostrophe are
     layout, not content: "13.6%" and "13.6 %" state one figure, "Brooks'" and "Brooks" one
@@ -635,6 +643,7 @@ def forget_facts() -> None:
     _text_tokens.cache_clear()
     _text_anchors.cache_clear()
     decode_analysis.cache_clear()
+    norm_token.cache_clear()
 
 
 def _mask_citations(text: str) -> str:
@@ -696,24 +705,39 @@ class WordToken(msgspec.Struct, frozen=True, kw_only=True):
     end: int
 
 
-def document_tokens(
-    passages: Sequence[Passage], max_tokens: int
-) -> dict[str, list[WordToken]]:
+class DocumentWords(msgspec.Struct, frozen=True, kw_only=True):
+    """A document's normalised tokens in reading order, and where each passage's run of them
+    begins: the near-copy test reads only the words, the few edits it finds become WordTokens."""
+
+    norms: list[str]
+    starts: list[int]  # index into `norms` where each run begins
+    passages: list[int]  # the passage (index into the passages given) of each run
+
+    def token(self, passages: Sequence[Passage], index: int) -> WordToken:
+        run = bisect.bisect_right(self.starts, index) - 1
+        number = self.passages[run]
+        passage = passages[number]
+        at = index - self.starts[run]
+        offsets = _passage_tokens(passage)[1]
+        start, end = offsets[2 * at], offsets[2 * at + 1]
+        return WordToken(norm=self.norms[index], raw=passage.text[start:end], passage=number,
+                         index=at, start=start, end=end)  # fmt: skip
+
+
+def document_words(passages: Sequence[Passage], max_tokens: int) -> dict[str, DocumentWords]:
     """Each document's tokens in reading order (citation marks left out), at most `max_tokens`
     per document; the passages that give no aligned facts (code, tables, headings) are skipped."""
-    found: dict[str, list[WordToken]] = {}
+    found: dict[str, DocumentWords] = {}
     for number, passage in enumerate(passages):
         if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
             continue
-        tokens = found.setdefault(passage.document_id, [])
-        norms, offsets = _passage_tokens(passage)
-        text = passage.text
-        for index in range(min(len(norms), max_tokens - len(tokens))):
-            start, end = offsets[2 * index], offsets[2 * index + 1]
-            tokens.append(
-                WordToken(norm=norms[index], raw=text[start:end], passage=number, index=index,
-                          start=start, end=end)
-            )  # fmt: skip
+        words = found.setdefault(passage.document_id,
+                                 DocumentWords(norms=[], starts=[], passages=[]))  # fmt: skip
+        norms = _passage_tokens(passage)[0][: max_tokens - len(words.norms)]
+        if norms:
+            words.starts.append(len(words.norms))
+            words.passages.append(number)
+            words.norms.extend(norms)
     return found
 
 

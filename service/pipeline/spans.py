@@ -27,6 +27,7 @@ __all__ = [
     "best_span",
     "citation_id",
     "cjk_bigrams",
+    "mentions_any",
     "relevant_segments",
     "split_sentences",
 ]
@@ -272,6 +273,14 @@ def best_span(
         hits |= found[lo] | found[hi]
     start, end = sentences[lo].start, sentences[hi].end
     return SpanChoice(start, end, text[start:end], score, tuple(range(lo, hi + 1)))
+
+
+def mentions_any(text: str, terms: Sequence[str]) -> bool:
+    """Whether any word of any term occurs in the text at all, even inside a longer word.
+    Without one, every sentence of the text scores 0 in best_span: callers that rank many
+    paragraphs skip splitting those."""
+    lower = text.lower()
+    return any(key in lower for term in _compile_terms(terms) for key, _ in term.units)
 
 
 def _compile_terms(terms: Sequence[str]) -> tuple[_Term, ...]:

@@ -10,14 +10,16 @@ from service.db import Graph
 STATEMENT = (
     "RETURN 1 AS int, 1.5 AS float, 'x' AS text, null AS nothing, true AS flag, "
     "[1, 2.5, 'a', null, [3, [4]]] AS nested, {k: [1, {m: 'n'}], e: null} AS map, "
-    "date('2026-01-02') AS day, [date('2026-01-03')] AS days, {d: date('2026-01-04')} AS dmap"
+    "date('2026-01-02') AS day, [date('2026-01-03')] AS days, {d: date('2026-01-04')} AS dmap, "
+    "$blob AS blob, [{b: $blob}] AS blobs"
 )
+PARAMETERS = {"blob": b"\x93\x00stored"}
 
 
 def test_rows_equal_record_data(graph: Graph) -> None:
     with graph.driver.session(database=graph.database) as session:
-        expected = [r.data() for r in session.run(Query(STATEMENT))]
-    rows = graph.read_text(STATEMENT, {})
+        expected = [r.data() for r in session.run(Query(STATEMENT), PARAMETERS)]
+    rows = graph.read_text(STATEMENT, PARAMETERS)
     assert rows == expected
     assert [type(v) for v in rows[0].values()] == [type(v) for v in expected[0].values()]
 

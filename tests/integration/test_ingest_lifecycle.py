@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from ingest.embeddings import SentenceTransformerEmbedder
 from ingest import units
+from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
 from service.pipeline.analysis import decode_analysis
-from service.pipeline.augment import passage_of
+from service.pipeline.augment import document_rows, passage_of
 from service.pipeline.facts import paragraph_analysis
 from service.settings import EmbeddingSettings, Settings
 from tests.integration.conftest import delete_scope
@@ -131,7 +131,7 @@ def test_paragraphs_carry_their_text_analysis_and_a_new_version_rewrites_them(
     root = _kb(tmp_path, scope, {"alpha.md": ALPHA, "beta.md": BETA})
     ingest(graph, embedder, root, IngestOptions(), settings.ingest)
     ids = [r["id"] for r in graph.read("ingest/document_states", scope=scope)]
-    rows = graph.read("evidence/document_paragraphs", documentIds=ids)
+    rows = document_rows(graph, ids)
     assert len(rows) == 5
     for row in rows:
         passage = passage_of(row)

@@ -21,7 +21,7 @@ from service.pipeline.facts import (
     FactSettings,
     Passage,
     document_profiles,
-    document_tokens,
+    document_words,
     extract_facts,
     forget_facts,
     paragraph_analysis,
@@ -73,7 +73,7 @@ def test_stored_analysis_equals_computing_from_the_text() -> None:
     forget_facts()
     assert extract_facts(stored) == facts
     assert document_profiles(stored) == document_profiles(computed)
-    assert document_tokens(stored, 3000) == document_tokens(computed, 3000)
+    assert document_words(stored, 3000) == document_words(computed, 3000)
     forget_facts()
     scan = scan_conflicts(computed)
     assert scan.conflicts

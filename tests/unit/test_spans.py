@@ -9,6 +9,7 @@ from service.pipeline.spans import (
     best_span,
     citation_id,
     cjk_bigrams,
+    mentions_any,
     relevant_segments,
     split_sentences,
 )
@@ -378,3 +379,22 @@ def test_relevant_segments_rejects_bad_limits() -> None:
         relevant_segments([1.0], threshold=0.0, max_length=0)
     with pytest.raises(ValueError):
         relevant_segments([1.0], threshold=0.0, max_segments=0)
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "expected"),
+    [
+        ("Water glass sets hard. It binds sand.", ["binds"], True),
+        ("Water glass sets hard. It binds sand.", ["BINDS", "cement"], True),
+        ("It unbinds the sand.", ["binds"], True),  # a substring is enough here
+        ("Water glass sets hard.", ["cement", "mortar"], False),
+        ("水玻璃是一种粘合剂。", ["粘合"], True),
+        ("水玻璃是一种粘合剂。", ["水泥"], False),
+    ],
+)
+def test_mentions_any_is_a_superset_of_best_span_matches(
+    text: str, terms: list[str], expected: bool
+) -> None:
+    assert mentions_any(text, terms) is expected
+    if not expected:
+        assert best_span(text, terms).score == 0.0
