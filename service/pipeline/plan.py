@@ -51,8 +51,10 @@ _OPERAND_PATTERNS = (
     ),
     re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus|compared (?:to|with)|or)\s+(?P<b>.+)", re.I),
     re.compile(
-        r"(?:比较|对比)?(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:的)?(?:区别|不同|差异|比较|对比|相比)"
+        r"(?:比较|对比)?(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:之间)?(?:的)?(?:有什么|有哪些|有何)?"
+        r"(?:区别|不同|差异|比较|对比|相比)"
     ),
+    re.compile(r"^(?:比较|对比)(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+)"),
 )
 _LEADING = re.compile(
     r"^(?:what(?:'s| is| are)?|which|the|a|an|between|is|are|of)\s+", re.IGNORECASE
@@ -71,6 +73,39 @@ _STOPWORDS = frozenset(
 )
 # Latin words (with inner - . /) and CJK runs are separate tokens: "什么是waterglass" has two.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-./]*|[^\W\dA-Za-z_]+", re.UNICODE)
+
+# Chinese has no spaces, so a CJK run is a whole clause ("水玻璃是什么"). As one key term it
+# never matches a knowledge point name or a source sentence; key_terms cuts the question and
+# function words out of it, without a dictionary (no segmenter dependency), in two steps:
+# 1. Multi-character question phrases are cut wherever they occur: none of them is part of a
+#    content word. Longest first, so 为什么 is not read as 为 + 什么.
+_CJK_PHRASES = (
+    "是什么", "什么是", "为什么", "为何", "什么样", "什么", "怎么样", "怎么", "怎样", "如何",
+    "哪些", "哪个", "哪种", "哪里", "多少", "有什么", "有哪些", "有何", "是否", "能否", "或者",
+    "区别", "差异", "不同", "比较", "对比", "相比", "之间", "请问", "介绍", "一下", "告诉我",
+    "解释", "详细",
+)  # fmt: skip
+_CJK_PHRASE = re.compile("|".join(sorted(_CJK_PHRASES, key=len, reverse=True)))
+# 2. Single characters do occur inside words (和平, 目的, 社会, 所有), so one is cut only where
+#    every piece it leaves has 2+ characters (or nothing, at a run edge) and it is not part of
+#    one of the common words in _CJK_KEEP. "世界和平组织" stays whole, "目的地" too (one
+#    character on each side), "水玻璃和塑料杯的" gives 水玻璃, 塑料杯. Sentence particles
+#    (吗 呢 吧: 吗啡, 吧台) are cut only at the end of a run, 请 (请求) only at its start.
+# What is left stays whole, content words included: "如何校准光学平台" gives 校准光学平台, as
+# cutting verb from object needs a dictionary; CJK terms match sources by bigrams anyway.
+_CJK_CONNECTIVES = frozenset("的是和与跟及有会")
+_CJK_FINAL = frozenset("吗呢吧")
+_CJK_INITIAL = frozenset("请")
+_CJK_SINGLE = _CJK_CONNECTIVES | _CJK_FINAL | _CJK_INITIAL  # never a term on its own
+_CJK_KEEP = (
+    "目的", "的确", "的士", "和平", "和谐", "温和", "总和", "缓和", "饱和", "中和", "调和",
+    "但是", "于是", "就是", "还是", "总是", "只是", "可是", "凡是", "正是", "也是", "都是",
+    "是非", "参与", "与会", "给与", "以及", "及时", "涉及", "普及", "危及", "跟踪", "跟随",
+    "所有", "没有", "具有", "含有", "拥有", "共有", "固有", "特有", "占有", "有机", "有效",
+    "有关", "有限", "有时", "有利", "有害", "有毒", "稀有", "社会", "会议", "学会", "协会",
+    "机会", "大会", "会员", "会计", "体会", "误会", "不会", "宴会", "都会", "会话",
+    "请求", "申请", "邀请",
+)  # fmt: skip
 
 
 class QueryPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,13 +161,56 @@ def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
 
 
 def key_terms(text: str) -> tuple[str, ...]:
-    """Content words (lower-case) and CJK runs, in order, without duplicates."""
+    """Content words (lower-case) and the pieces of CJK runs between question and function
+    words, in order, without duplicates."""
     terms: list[str] = []
     for token in _TOKEN.findall(text.lower()):
         token = token.strip("-./")
-        if token and token not in _STOPWORDS and (len(token) > 1 or not token.isascii()):
-            terms.append(token)
+        if token.isascii():
+            if len(token) > 1 and token not in _STOPWORDS:
+                terms.append(token)
+        else:
+            terms.extend(_cjk_terms(token))
     return tuple(dict.fromkeys(terms))
+
+
+def _cjk_terms(run: str) -> list[str]:
+    """The pieces of one CJK run (or other non-Latin run) once the question phrases and the
+    function characters allowed by the rule above are cut out."""
+    pieces: list[str] = []
+    for part in _CJK_PHRASE.split(run):
+        if len(part) > 2 and part[-1] in _CJK_FINAL and not _in_kept_word(part, len(part) - 1):
+            part = part[:-1]
+        if len(part) > 2 and part[0] in _CJK_INITIAL and not _in_kept_word(part, 0):
+            part = part[1:]
+        pieces.extend(_split_connectives(part))
+    return [p for p in pieces if p and not (len(p) == 1 and p in _CJK_SINGLE)]
+
+
+def _split_connectives(part: str) -> list[str]:
+    """Cut `part` at connective characters, left to right, where the piece before the cut has
+    2+ characters (or none: run start or right after another cut) and so has the rest."""
+    pieces: list[str] = []
+    start = 0
+    for i, char in enumerate(part):
+        if char not in _CJK_CONNECTIVES or _in_kept_word(part, i):
+            continue
+        before, rest = i - start, len(part) - i - 1
+        if (before == 0 or before >= 2) and (rest == 0 or rest >= 2):
+            pieces.append(part[start:i])
+            start = i + 1
+    pieces.append(part[start:])
+    return [p for p in pieces if p]
+
+
+def _in_kept_word(part: str, i: int) -> bool:
+    """Whether the character at `i` belongs to one of the _CJK_KEEP words in `part`."""
+    return any(
+        part.startswith(word, i - offset)
+        for word in _CJK_KEEP
+        for offset in range(len(word))
+        if word[offset] == part[i] and i - offset >= 0
+    )
 
 
 def _operands(text: str) -> tuple[str, ...]:
