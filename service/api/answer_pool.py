@@ -191,11 +191,13 @@ def _open_worker(
     settings: Settings, connection: Connection, model: ModelAddress | None
 ) -> tuple[Graph, ModelClient | None]:
     from service.api.logs import configure_json_logging
-    from service.api.state import service_graph
+    from service.api.state import freeze_startup_objects, service_graph
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the service stops us
     configure_json_logging()
-    return service_graph(settings, connection), ModelClient(model) if model else None
+    opened = service_graph(settings, connection), ModelClient(model) if model else None
+    freeze_startup_objects()
+    return opened
 
 
 def _worker_main(

@@ -91,6 +91,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     answerability_best_hit_weight: float = 0.0
     answerability_bias: float = -18.869
     answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
+    # Those texts go to the model this many at a time: the model runs one call at a time, and a
+    # whole batch (21 texts) made every other answer's question embedding wait behind it.
+    answerability_embed_chunk_texts: int = 4
     answerability_threshold: float = 0.5  # probability; 0 disables the gate
     # The judge (only with a provider configured).
     judge_candidates: int = 10  # fragments serialised for the judge

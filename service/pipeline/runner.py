@@ -56,7 +56,8 @@ from service.pipeline.spans import split_sentences
 from service.settings import Settings
 
 __all__ = [
-    "QueryEmbedder", "QuestionError", "answer_question", "default_llm", "embed_in_background"
+    "QueryEmbedder", "QuestionError", "answer_question", "default_llm", "embed_in_background",
+    "embed_in_chunks",
 ]
 
 class QuestionError(ValueError):
@@ -287,7 +288,18 @@ def _answerability_sentences(
     # runs of this same code on the shared machine (209/385 ms before).
     topic = _topic(best)
     batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
-    return (tuple(texts), _QUERY_EMBEDDING.submit(embedder.embed, batch)) if texts else None
+    if not texts:
+        return None
+    chunk = settings.answerability_embed_chunk_texts
+    return tuple(texts), _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, batch, chunk)
+
+
+def embed_in_chunks(embedder: QueryEmbedder, texts: Sequence[str], size: int) -> list[list[float]]:
+    """One vector per text, asking the model for at most `size` texts at a time: the model runs
+    one call at a time, so other answers' question embeddings wait for one chunk, not all."""
+    size = max(1, size)
+    chunks = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
+    return [vector for chunk in chunks for vector in embedder.embed(chunk)]
 
 
 def _topic(hit: Hit) -> str:

@@ -5,11 +5,13 @@ the failed call and no later one."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from ingest.batching import CallBatcher
+from service.pipeline.runner import embed_in_chunks
 
 
 class _Model:
@@ -90,3 +92,22 @@ def test_alone_a_caller_runs_its_own_call() -> None:
     batcher = CallBatcher(model.encode)
     assert batcher.run(["x", "y", "x"]) == [[1.0, 120.0], [1.0, 121.0], [1.0, 120.0]]
     assert model.batches == [["x", "y"]] and (batcher.calls, batcher.merged) == (1, 0)
+
+
+class _Recording:
+    """Embeds a text as [its length] and records the size of every model call."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        return [[float(len(t))] for t in texts]
+
+
+@pytest.mark.parametrize(("size", "calls"), [(4, [4, 4, 4, 4, 4, 1]), (21, [21]), (0, [1] * 21)])
+def test_answerability_texts_reach_the_model_in_chunks(size: int, calls: list[int]) -> None:
+    texts = ["x" * n for n in range(1, 22)]
+    model = _Recording()
+    assert embed_in_chunks(model, texts, size) == [[float(n)] for n in range(1, 22)]
+    assert model.calls == calls
