@@ -69,7 +69,8 @@ class AppResources:
             self._model_server = ModelServer(self.embedder) if self.embedder else None
             address = self._model_server.address if self._model_server else None
             self.answer_pool = AnswerPool(self.settings, self.connection, address)
-        freeze_startup_objects()
+        if self._owns_graph and self._owns_embedder:  # a served process, not a test's app
+            freeze_startup_objects()
 
     def close(self) -> None:
         if self.answer_pool is not None:
