@@ -275,21 +275,20 @@ def _answerability_sentences(
 ) -> _Sentences | None:
     """The best hit's first sentences, the same sentences under its topic (the title and
     headings its own embedding was computed under, as ingest prefixes a paragraph) and the
-    topic, embedding in the background in one call (see _support)."""
+    topic, embedding in the background in small chunks (see _support, embed_in_chunks)."""
     if embedder is None or vector is None or not retrieval.hits:
         return None
     best = retrieval.hits[0]
     texts = [s.text for s in split_sentences(best.text)]
     texts = texts[: settings.answerability_sentences]
-    # Sentences only: pairs of sentences doubled the embedding time for little gain. Each
-    # sentence goes twice: plain (the sentence cosine) and under its topic, which reads like its
-    # paragraph ("Filming began in 2015" is about the page's series; the residual cosine). The
-    # batch embeds while Neo4j is read: ClapNQ answer p50/p95 read 203/378 and 245/447 ms in two
-    # runs of this same code on the shared machine (209/385 ms before).
-    topic = _topic(best)
-    batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
     if not texts:
         return None
+    # Sentences only: pairs of sentences doubled the embedding time for little gain. Each
+    # sentence goes twice: plain (the sentence cosine) and under its topic, which reads like its
+    # paragraph ("Filming began in 2015" is about the page's series; the residual cosine). They
+    # embed while Neo4j is read.
+    topic = _topic(best)
+    batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
     chunk = settings.answerability_embed_chunk_texts
     return tuple(texts), _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, batch, chunk)
 
