@@ -8,10 +8,11 @@ writes them as `Paragraph.analysis` (msgpack bytes) and the scan decodes them in
 
 What is stored is local to the paragraph text (offsets into it, normalised words); the
 document, path and line of each fact are bound when the paragraph is read. An analysis counts
-only when its version equals `ANALYSIS_VERSION`, a digest of the code that produces it (this
-module, facts.py and the sentence splitter in spans.py): a changed extractor never reads stale
-facts, it computes them from the text until the documents are ingested again (the version is
-part of each document's unit hash, so `kgs ingest` rewrites them).
+only when its version equals `ANALYSIS_VERSION`, a digest of the code that produces it (facts.py
+and the sentence splitter in spans.py) and of the stored layout (the schema of TextAnalysis): a
+changed extractor never reads stale facts, it computes them from the text until the documents
+are ingested again (the version is part of each document's unit hash, so `kgs ingest` rewrites
+them).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Literal
 
 import msgspec
 
-from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
+from service.pipeline.text_cache import ANALYSIS_CACHE_PARAGRAPHS
 
 __all__ = [
     "ANALYSIS_VERSION",
@@ -56,17 +57,7 @@ FactKind = Literal[
 # (dimension, value) pairs, sorted; empty = the default (current, unconditioned) scope.
 Scope = tuple[tuple[str, str], ...]
 
-_PRODUCERS = ("analysis.py", "facts.py", "spans.py")
-
-
-def _version() -> str:
-    digest = hashlib.sha256()
-    for name in _PRODUCERS:
-        digest.update(Path(__file__).with_name(name).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-ANALYSIS_VERSION = _version()
+_PRODUCERS = ("facts.py", "spans.py")
 
 
 class StoredFact(msgspec.Struct, frozen=True, array_like=True):
@@ -93,6 +84,15 @@ class TextAnalysis(msgspec.Struct, frozen=True, array_like=True):
     facts: tuple[StoredFact, ...]  # under the default FactSettings
 
 
+def _version() -> str:
+    digest = hashlib.sha256(msgspec.json.encode(msgspec.json.schema(TextAnalysis)))
+    for name in _PRODUCERS:
+        digest.update(Path(__file__).with_name(name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+ANALYSIS_VERSION = _version()
+
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(TextAnalysis)
 
@@ -103,7 +103,7 @@ def encode_analysis(analysis: TextAnalysis) -> bytes:
 
 # Decoded once per paragraph while it is in use: the facts, the tokens and the profile of one
 # paragraph are asked for separately. Bytes hash once (CPython keeps the hash).
-@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
+@functools.lru_cache(maxsize=ANALYSIS_CACHE_PARAGRAPHS)
 def decode_analysis(data: bytes) -> TextAnalysis | None:
     """The stored analysis, or None when there is none, it is unreadable or of another
     version (the caller then computes from the text)."""

@@ -808,11 +808,12 @@ def paragraph_analysis(text: str, kind: str) -> bytes:
     passage = Passage(document_id="", path="", paragraph_id="", text=text, start_offset=0,
                       start_line=1, kind=kind)  # fmt: skip
     facts = () if kind in _SKIPPED_KINDS else _passage_facts(passage, _DEFAULT_SETTINGS)
-    norms, offsets = _text_tokens(text)
+    # Not through the caches: ingest meets each text once, and the caches serve answers.
+    norms, offsets = _text_tokens.__wrapped__(text)
     return encode_analysis(
         TextAnalysis(
             version=ANALYSIS_VERSION, norms=norms, offsets=tuple(offsets),
-            anchors=tuple(sorted(_text_anchors(text))),
+            anchors=tuple(sorted(_text_anchors.__wrapped__(text))),
             facts=tuple(
                 StoredFact(kind=f.kind, subject=f.subject, key=f.key, norm=f.norm, scope=f.scope,
                            sentence_start=f.sentence_start, sentence_end=f.sentence_end,

@@ -16,23 +16,24 @@ import os
 
 from service.settings import SettingsError
 
-__all__ = ["TEXT_CACHE_PARAGRAPHS"]
-
-_ENV = "KGS_TEXT_CACHE_PARAGRAPHS"
-_DEFAULT = 8192
+__all__ = ["ANALYSIS_CACHE_PARAGRAPHS", "TEXT_CACHE_PARAGRAPHS"]
 
 
-def _paragraphs() -> int:
-    raw = os.environ.get(_ENV, "")
+def _paragraphs(env: str, default: int) -> int:
+    raw = os.environ.get(env, "")
     if not raw:
-        return _DEFAULT
+        return default
     try:
         value = int(raw)
     except ValueError:
-        raise SettingsError(f"{_ENV} must be an integer, got {raw!r}") from None
+        raise SettingsError(f"{env} must be an integer, got {raw!r}") from None
     if value < 1:
-        raise SettingsError(f"{_ENV} must be positive, got {value}")
+        raise SettingsError(f"{env} must be positive, got {value}")
     return value
 
 
-TEXT_CACHE_PARAGRAPHS = _paragraphs()
+TEXT_CACHE_PARAGRAPHS = _paragraphs("KGS_TEXT_CACHE_PARAGRAPHS", 8192)
+# Decoded analyses are asked for a few times within one question (facts, tokens, profile) and
+# decode in tens of microseconds: a question's working set is enough. Their words are not
+# interned, so a large cache of them cost ~100 MiB over two answer workers under load.
+ANALYSIS_CACHE_PARAGRAPHS = _paragraphs("KGS_ANALYSIS_CACHE_PARAGRAPHS", 2048)
