@@ -8,7 +8,7 @@ import pytest
 from service.pipeline import analysis, facts, spans, text_cache
 from service.settings import SettingsError
 
-_SIZES = [("KGS_TEXT_CACHE_PARAGRAPHS", 8192), ("KGS_ANALYSIS_CACHE_PARAGRAPHS", 2048)]
+_SIZES = [("KGS_TEXT_CACHE_PARAGRAPHS", 8192), ("KGS_ANALYSIS_CACHE_PARAGRAPHS", 8192)]
 
 
 def test_every_paragraph_text_cache_has_the_configured_size() -> None:
