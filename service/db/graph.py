@@ -23,6 +23,7 @@ from neo4j import (
     Session,
     unit_of_work,
 )
+from neo4j.exceptions import ClientError
 
 from service.db.cypher_registry import CypherRegistry, Statement
 from service.settings import Neo4jSettings
@@ -171,9 +172,19 @@ class Graph:
     def in_write_transaction(
         self, work: Callable[[ManagedTransaction], T], *, label: str = "unit"
     ) -> T:
-        """One managed (retried) write transaction: `work` must be idempotent."""
-        with self._session() as session:
-            return session.execute_write(self._unit(work, label))
+        """One managed (retried) write transaction: `work` must be idempotent. Besides the
+        driver's retries of transient errors, a unit that met a node deleted by a concurrent
+        commit (EntityNotFound: matched, then gone before it was read, under READ COMMITTED)
+        runs again, up to WRITE_RACE_ATTEMPTS times: seen when an upload and a delete of one
+        document overlap."""
+        for attempt in range(1, WRITE_RACE_ATTEMPTS + 1):
+            try:
+                with self._session() as session:
+                    return session.execute_write(self._unit(work, label))
+            except ClientError as error:
+                if error.code != _ENTITY_GONE or attempt == WRITE_RACE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def schema(self, name: str, *, label: str | None = None, **params: Any) -> None:
         """`label`: the scope label that replaces the token ScopeLabel in the statement (a
@@ -233,6 +244,9 @@ class Graph:
         shown = {k: v for k, v in params.items() if k not in _BULK_PARAMS}
         self.calls.append(CypherCall(stmt.name, shown, round(elapsed, 3), rows))
 
+
+WRITE_RACE_ATTEMPTS = 3  # runs of one write unit that meets a concurrently deleted node
+_ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
 
 # The only identifier ever substituted into a statement: a scope's hash label (service/scope.py).
 _LABEL_TOKEN = "ScopeLabel"
