@@ -44,6 +44,7 @@ __all__ = [
     "Gate",
     "SufficiencyReview",
     "answerability_features",
+    "cosine",
     "residual_cosines",
     "review_sufficiency",
     "stale_documents",
@@ -499,7 +500,7 @@ def residual_cosines(
     # A residual this small is the rounding noise of a question parallel to its topic.
     if _norm(residual) <= _PARALLEL * _norm(question):
         return tuple(0.0 for _ in vectors)
-    return tuple(_cosine(residual, v) for v in vectors)
+    return tuple(cosine(residual, v) for v in vectors)
 
 
 _PARALLEL = 1e-6  # residual norm / question norm below which nothing is left of the question
@@ -509,7 +510,7 @@ def _norm(a: Sequence[float]) -> float:
     return math.sqrt(sum(x * x for x in a))
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     norm = _norm(a) * _norm(b)
     return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
 

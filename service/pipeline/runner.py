@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,6 +36,7 @@ from service.answer.sufficiency import (
     DocumentValidity,
     EvidenceSupport,
     SufficiencyReview,
+    cosine,
     residual_cosines,
     review_sufficiency,
 )
@@ -316,10 +316,10 @@ def _support(
     if not ids:
         return EvidenceSupport(), {}
     rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector or []))
-    cosine = {str(r["paragraphId"]): float(r["cosine"]) for r in rows if r["cosine"] is not None}
+    stored = {str(r["paragraphId"]): float(r["cosine"]) for r in rows if r["cosine"] is not None}
     best = retrieval.hits[0]
-    others = [cosine[h.paragraph_id] for h in retrieval.hits
-              if h.document_id != best.document_id and h.paragraph_id in cosine]  # fmt: skip
+    others = [stored[h.paragraph_id] for h in retrieval.hits
+              if h.document_id != best.document_id and h.paragraph_id in stored]  # fmt: skip
     validity = {
         str(r["documentId"]): DocumentValidity(
             document_id=str(r["documentId"]), path=str(r["path"]), updated=r["updated"],
@@ -334,23 +334,17 @@ def _support(
         texts = sentences[0]
         *embedded, topic = sentences[1].result()
         plain, in_context = embedded[: len(texts)], embedded[len(texts) :]
-        cosines = tuple(_cos(vector, e) for e in plain)
-        topic_cosine = _cos(vector, topic)
+        cosines = tuple(cosine(vector, e) for e in plain)
+        topic_cosine = cosine(vector, topic)
         residual = max(residual_cosines(vector, topic, in_context), default=None)
     support = EvidenceSupport(
-        cosine=cosine, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
+        cosine=stored, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
         sentence_cosines=cosines, topic=" ".join((best.title, *best.heading_path)),
         topic_cosine=topic_cosine, residual_sentence_cosine=residual,
         fulltext_rank=best.ranks.get("fulltext"), vector_rank=best.ranks.get("vector"),
         other_document_cosine=max(others, default=None),
     )  # fmt: skip
     return support, validity
-
-
-def _cos(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 _STATUS_RANK = {"sufficient": 2, "borderline": 1, "insufficient": 0}

@@ -3,11 +3,12 @@ facts, word tokens and names/figures (facts.py). All are pure functions of a par
 and the same documents are read question after question (the conflict scan reads every
 paragraph of every selected document), so a paragraph met again costs a lookup, not a parse.
 
-`KGS_TEXT_CACHE_PARAGRAPHS` (default 8192) applies to each of those caches, and to the decoded
-analyses stored at ingest (analysis.py): with those, a paragraph missing from the caches costs a
-decode, not a parse. Measured at 100k paragraphs before analyses were stored: about 5.6 KiB per
-paragraph for all caches together. Read once, at import: the caches are sized when their
-functions are defined.
+`KGS_TEXT_CACHE_PARAGRAPHS` (default 8192) applies to each of those caches;
+`KGS_ANALYSIS_CACHE_PARAGRAPHS` (default 8192) to the decoded analyses stored at ingest
+(analysis.py), with which a paragraph missing from the other caches costs a decode, not a parse.
+Measured at 100k paragraphs before analyses were stored: about 5.6 KiB per paragraph for the
+text caches together. Read once, at import: the caches are sized when their functions are
+defined.
 """
 
 from __future__ import annotations
