@@ -232,6 +232,7 @@ class LocalNeo4jServer:
             "dbms.security.auth_enabled=true",
             "dbms.usage_report.enabled=false",
             "server.logs.gc.enabled=false",
+            f"internal.dbms.index.vector.standard_merge_factor={s.vector_merge_factor}",
             *(f"server.jvm.additional={flag}" for flag in _JVM_ADDITIONAL),
         ]
         (self.conf_dir / "neo4j.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")

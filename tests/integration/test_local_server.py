@@ -145,3 +145,13 @@ def test_password_starting_with_a_dash_is_set(server: LocalNeo4jServer, tmp_path
     assert (dashed.data_dir / "dbms" / "auth.ini").is_file()
     generated = LocalNeo4jServer(settings, user="neo4j", password=None).password()
     assert generated[0].isalnum()
+
+
+def test_vector_merge_factor_reaches_the_server_config(
+    server: LocalNeo4jServer, tmp_path: Path
+) -> None:
+    settings = msgspec.structs.replace(server.settings, home=tmp_path, vector_merge_factor=3)
+    LocalNeo4jServer(settings, user="neo4j", password="x")._write_config()
+    conf = (tmp_path / "conf" / "neo4j.conf").read_text(encoding="utf-8").splitlines()
+    assert "internal.dbms.index.vector.standard_merge_factor=3" in conf
+    assert f"server.memory.pagecache.size={settings.pagecache_size}" in conf

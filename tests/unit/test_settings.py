@@ -24,7 +24,12 @@ def test_environment_overrides() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("KGS_NEO4J_BOLT_PORT", "x"), ("KGS_NEO4J_QUERY_TIMEOUT_S", "-1")]
+    ("name", "value"),
+    [
+        ("KGS_NEO4J_BOLT_PORT", "x"),
+        ("KGS_NEO4J_QUERY_TIMEOUT_S", "-1"),
+        ("KGS_NEO4J_VECTOR_MERGE_FACTOR", "1"),  # Lucene merges at least two segments
+    ],
 )
 def test_bad_values_are_named(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
