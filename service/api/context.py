@@ -8,8 +8,6 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from neo4j import unit_of_work
-
 from service.db.cypher_registry import Statement
 from service.db.graph import CypherCall, Graph
 
@@ -37,7 +35,7 @@ class TracedGraph(Graph):
     ) -> None:
         super().__init__(
             base.driver, base.registry, database=base.database,
-            query_timeout_s=base.query_timeout_s,
+            query_timeout_s=base.query_timeout_s, read_retry_s=base.read_retry_s,
         )  # fmt: skip
         self.trace_id = trace_id
         self._on_call = on_call
@@ -45,9 +43,8 @@ class TracedGraph(Graph):
     def child(self) -> Graph:
         return TracedGraph(self, self.trace_id, self._on_call)
 
-    def _unit(self, work: Callable[..., Any], label: str) -> Callable[..., Any]:
-        metadata = {"kgs.statement": label, "kgs.traceId": self.trace_id}
-        return unit_of_work(timeout=self.query_timeout_s, metadata=metadata)(work)
+    def _metadata(self, label: str) -> dict[str, str]:
+        return {"kgs.statement": label, "kgs.traceId": self.trace_id}
 
     def _record(self, stmt: Statement, params: Any, started: float, rows: int) -> None:
         super()._record(stmt, params, started, rows)

@@ -165,6 +165,7 @@ def service_graph(settings: Settings, connection: Connection) -> Graph:
     return Graph(
         driver, CypherRegistry.load(settings.cypher_dir),
         database=connection.database, query_timeout_s=n.query_timeout_s,
+        read_retry_s=api.neo4j_retry_s,
     )  # fmt: skip
 
 

@@ -315,7 +315,8 @@ def retrieve_spans(
     channels: frozenset[str] = CHANNELS,
 ) -> Retrieval:
     """`query_vector` may be a Future: the question's embedding then computes while the name
-    and full-text channels run (both wait on Neo4j, the model on the CPU).
+    channel, the full-text channel and the named documents' lead paragraphs are read (they wait on
+    Neo4j, the model on the CPU).
     `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
     kps = graph.read(
         "retrieval/knowledge_point_candidates",
@@ -336,6 +337,8 @@ def retrieve_spans(
             "retrieval/fulltext_paragraphs", lucene=lucene, scope=plan.scope, limit=limit
         )
         found["fulltext"] = _candidates(rows)
+    # Before the wait for the question's vector: this read needs only the names.
+    lead = _lead_candidates(graph, plan, names) if "knowledgePoint" in channels else None
     vector_mode = "none"
     if query_vector is not None and "vector" in channels:
         size = _scope_size(graph, plan.scope, settings)
@@ -364,17 +367,8 @@ def retrieve_spans(
                 candidates=candidates,
             )  # fmt: skip
         found["vector"] = _candidates(rows)
-    documents = [n.document_id for n in names if n.document_id]
-    if documents and "knowledgePoint" in channels and _names_lead(plan, names):
-        rows = graph.read(
-            "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
-        )
-        order = {d: i for i, d in enumerate(documents)}
-        rows.sort(key=lambda r: (order[r["documentId"]], r["ordinal"]))
-        found["knowledgePoint"] = [
-            Candidate(r["paragraphId"], r["documentId"], 1.0 / (1 + int(r["ordinal"])))
-            for r in rows
-        ]
+    if lead is not None:
+        found["knowledgePoint"] = lead
 
     weights = {
         "fulltext": settings.fulltext_weight,
@@ -445,6 +439,23 @@ def _interleave(fused: Sequence[Fused], documents: Sequence[str]) -> list[Fused]
     queues = [[f for f in fused if f.document_id == d] for d in dict.fromkeys(documents)]
     mixed = [q[i] for i in range(max(map(len, queues))) for q in queues if i < len(q)]
     return mixed + [f for f in fused if f.document_id not in set(documents)]
+
+
+def _lead_candidates(
+    graph: Graph, plan: QueryPlan, names: Sequence[NameMatch]
+) -> list[Candidate] | None:
+    """The first paragraphs of the documents the question names, when names lead it."""
+    documents = [n.document_id for n in names if n.document_id]
+    if not documents or not _names_lead(plan, names):
+        return None
+    rows = graph.read(
+        "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
+    )
+    order = {d: i for i, d in enumerate(documents)}
+    rows.sort(key=lambda r: (order[r["documentId"]], r["ordinal"]))
+    return [
+        Candidate(r["paragraphId"], r["documentId"], 1.0 / (1 + int(r["ordinal"]))) for r in rows
+    ]
 
 
 def _candidates(rows: Iterable[Mapping[str, Any]]) -> list[Candidate]:
