@@ -42,6 +42,7 @@ from service.pipeline.analysis import (
     TextAnalysis,
     decode_analysis,
     encode_analysis,
+    pack_offsets,
 )
 from service.pipeline.spans import split_sentences
 from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
@@ -812,7 +813,7 @@ def paragraph_analysis(text: str, kind: str) -> bytes:
     norms, offsets = _text_tokens.__wrapped__(text)
     return encode_analysis(
         TextAnalysis(
-            version=ANALYSIS_VERSION, norms=norms, offsets=tuple(offsets),
+            version=ANALYSIS_VERSION, words=" ".join(norms), offsets=pack_offsets(offsets),
             anchors=tuple(sorted(_text_anchors.__wrapped__(text))),
             facts=tuple(
                 StoredFact(kind=f.kind, subject=f.subject, key=f.key, norm=f.norm, scope=f.scope,

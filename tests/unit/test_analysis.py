@@ -93,7 +93,7 @@ def test_stale_or_unreadable_analysis_is_computed_again() -> None:
                           start_offset=0, start_line=1, analysis=data)  # fmt: skip
         return [f.norm for f in extract_facts([passage])]
 
-    old = TextAnalysis(version="not-" + ANALYSIS_VERSION, norms=(), offsets=(), anchors=(),
+    old = TextAnalysis(version="not-" + ANALYSIS_VERSION, words="", offsets=b"", anchors=(),
                        facts=(wrong,))  # fmt: skip
     current = msgspec.structs.replace(old, version=ANALYSIS_VERSION)
     assert norms(encode_analysis(current)) == ["9"]  # proof that a current analysis is read
