@@ -62,6 +62,7 @@ from ingest.units import ParsedSource, embedding_input, read_source
 from service.answer.sentences import forget_public_texts
 from service.db import open_graph
 from service.db.graph import Graph
+from service.pipeline.analysis import forget_decoded
 from service.pipeline.augment import augment_documents
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.context_pack import build_context_pack
@@ -727,6 +728,7 @@ def forget_texts() -> None:
     embedder's cache of sentence vectors is emptied beside them."""
     forget_sentences()
     forget_facts()
+    forget_decoded()  # facts.forget_facts empties the decodes, not the split words
     forget_public_texts()
 
 

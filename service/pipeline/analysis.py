@@ -38,6 +38,7 @@ __all__ = [
     "TextAnalysis",
     "decode_analysis",
     "encode_analysis",
+    "forget_decoded",
     "pack_offsets",
 ]
 
@@ -121,8 +122,22 @@ class DecodedAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     facts: tuple[StoredFact, ...]
 
     @property
-    def norms(self) -> list[str]:
-        return self.words.split(" ") if self.words else []
+    def norms(self) -> tuple[str, ...]:
+        return _split_words(self.words)
+
+
+# A scan asks for a paragraph's words twice (document profiles, then the near-copy test); the
+# split of the last ~five questions' paragraphs is kept, not of every cached analysis (3 KiB
+# each as separate strings).
+@functools.lru_cache(maxsize=1024)
+def _split_words(words: str) -> tuple[str, ...]:
+    return tuple(words.split(" ")) if words else ()
+
+
+def forget_decoded() -> None:
+    """Empty the decoded analyses and their split words (benchmarks that meet every text cold)."""
+    decode_analysis.cache_clear()
+    _split_words.cache_clear()
 
 
 def pack_offsets(offsets: Iterable[int]) -> bytes:
