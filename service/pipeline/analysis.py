@@ -109,6 +109,11 @@ _decoder = msgspec.msgpack.Decoder(TextAnalysis)
 
 
 def encode_analysis(analysis: TextAnalysis) -> bytes:
+    """Refuses words and offsets that disagree (a token that was empty or held a space would
+    shift every word after it against its offsets)."""
+    words = analysis.words.split(" ") if analysis.words else []
+    if len(words) * 8 != len(analysis.offsets) or "" in words:
+        raise ValueError(f"{len(words)} words against {len(analysis.offsets) // 8} offset pairs")
     return _encoder.encode(analysis)
 
 

@@ -15,6 +15,7 @@ from service.pipeline.analysis import (
     TextAnalysis,
     decode_analysis,
     encode_analysis,
+    pack_offsets,
 )
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.facts import (
@@ -120,3 +121,12 @@ def test_other_fact_settings_ignore_the_stored_facts() -> None:
 def test_skipped_kinds_store_no_facts() -> None:
     stored = decode_analysis(paragraph_analysis("x = 1  # the retry limit is 3", "code"))
     assert stored is not None and stored.facts == ()
+
+
+def test_words_and_offsets_must_agree() -> None:
+    good = TextAnalysis(version=ANALYSIS_VERSION, words="retry limit", offsets=pack_offsets(
+        [0, 5, 6, 11]), anchors=(), facts=())  # fmt: skip
+    assert decode_analysis(encode_analysis(good)).norms == ("retry", "limit")  # type: ignore[union-attr]
+    for words in ("retry", "retry  limit", "retry limit 3", " retry"):
+        with pytest.raises(ValueError):
+            encode_analysis(msgspec.structs.replace(good, words=words))
