@@ -106,4 +106,3 @@ def verify_quotes(
             sentence
         )
     return ok, bad
-

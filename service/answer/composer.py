@@ -154,19 +154,40 @@ def select(
             key=lambda s: s.order,
         )  # fmt: skip
         steps = sorted((s for s in same if s.step is not None), key=lambda s: (s.step, s.start))
-        prereq = [s for s in same if s.label.startswith("prerequisite") or (
-            s.step is None and _PREREQUISITE.search(s.quote) and not _FAILURE.search(s.quote))]
-        checks = [s for s in same if s.step is None and _CHECK.search(s.quote)
-                  and not s.label.startswith(("prerequisite", "failure"))]
-        failures = [s for s in same if s.label.startswith("failure") or (
-            s.step is None and s.quote.lower().startswith("if "))]
+        prereq = [
+            s
+            for s in same
+            if s.label.startswith("prerequisite")
+            or (s.step is None and _PREREQUISITE.search(s.quote) and not _FAILURE.search(s.quote))
+        ]
+        checks = [
+            s
+            for s in same
+            if s.step is None
+            and _CHECK.search(s.quote)
+            and not s.label.startswith(("prerequisite", "failure"))
+        ]
+        failures = [
+            s
+            for s in same
+            if s.label.startswith("failure")
+            or (s.step is None and s.quote.lower().startswith("if "))
+        ]
         take("overview", [s for s in direct if s.step is None and not s.label][:1], 1)
         take("prerequisite", prereq, 2)
-        take("prerequisite",
-             _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]), 1)
+        take(
+            "prerequisite",
+            _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]),
+            1,
+        )
         if not steps:  # unnumbered procedure: its on-topic sentences in reading order
-            steps = [s for s in same if s.role in ("direct_support", "parent_context")
-                     and not s.label and _coverage(s, plan) >= _HOW_TO_COVERAGE]
+            steps = [
+                s
+                for s in same
+                if s.role in ("direct_support", "parent_context")
+                and not s.label
+                and _coverage(s, plan) >= _HOW_TO_COVERAGE
+            ]
             steps.sort(key=lambda s: (s.document_id, s.start))
         take("step", steps, settings.how_to_steps)
         take("check", checks, 1)
@@ -184,11 +205,19 @@ def select(
             # What the side is, then (when the evidence has one) a concrete value of it.
             take(f"operand_{index}", side, 1)
             take(f"operand_{index}", [s for s in side if _VALUE.search(s.text)] or side, 1)
-        contrast = [s for s in allowed if s.role != "graph_neighbor_support"
-                    and (_CONTRAST.search(s.text) or s.kind in ("mermaid", "table"))]
+        contrast = [
+            s
+            for s in allowed
+            if s.role != "graph_neighbor_support"
+            and (_CONTRAST.search(s.text) or s.kind in ("mermaid", "table"))
+        ]
         take("contrast", contrast, 2)
-        aligned = [s for s in allowed if s.role == "graph_neighbor_support"
-                   and any(k in (s.relation or "") for k in ("CONTRASTS", "ANALOGOUS"))]
+        aligned = [
+            s
+            for s in allowed
+            if s.role == "graph_neighbor_support"
+            and any(k in (s.relation or "") for k in ("CONTRASTS", "ANALOGOUS"))
+        ]
         take("graph_contrast", aligned, 1)
         # Each side's passage stays inside its own paragraph, around its own sentences, so one
         # side's evidence never speaks for the other; a sentence another side chose keeps its
@@ -208,8 +237,11 @@ def select(
         titled = sorted((s for s in direct + context
                          if any(_CONSEQUENCE_HEADING.search(h) for h in s.heading_path)),
                         key=lambda s: s.order)  # fmt: skip
-        take("consequence", [s for s in titled + direct + context + neighbours
-                             if _CONSEQUENCE.search(s.text)], 2)
+        take(
+            "consequence",
+            [s for s in titled + direct + context + neighbours if _CONSEQUENCE.search(s.text)],
+            2,
+        )
         take("graph", [s for s in neighbours if re.search("CAUSES|ENABLES", s.relation or "")], 2)
         take("boundary", [s for s in direct + context if _BOUNDARY.search(s.text)], 1)
         if taken and taken[0][0] == "lead":  # the lead's passage, then the slots outside it
@@ -479,9 +511,7 @@ def _bounded(sentences: Sequence[DraftSentence], settings: AnswerSettings) -> li
     return kept
 
 
-def caveats(
-    review: object, pack: RagContextPack, context: GraphContext
-) -> list[DraftSentence]:
+def caveats(review: object, pack: RagContextPack, context: GraphContext) -> list[DraftSentence]:
     """What a degraded answer is missing, in plain words (no internal names)."""
     from service.answer.sufficiency import SufficiencyReview  # typing only; avoids a cycle
 

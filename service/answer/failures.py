@@ -37,10 +37,13 @@ def classify_failures(
     out: list[FailureClassification] = []
     decisions = pack.decisions
     if hits == 0:
-        out.append(FailureClassification(stage="retrieval",
-                                         reason="no paragraph matched in the scope"))
-    elif review.answerability is not None and review.status == "insufficient" and any(
-        g.name == "answerability" and not g.passed for g in review.gates
+        out.append(
+            FailureClassification(stage="retrieval", reason="no paragraph matched in the scope")
+        )
+    elif (
+        review.answerability is not None
+        and review.status == "insufficient"
+        and any(g.name == "answerability" and not g.passed for g in review.gates)
     ):
         out.append(FailureClassification(
             stage="retrieval",

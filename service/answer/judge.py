@@ -45,7 +45,9 @@ JUDGE_SCHEMA: dict[str, object] = {
     "properties": {
         "status": {"type": "string", "enum": ["sufficient", "borderline", "insufficient"]},
         "supporting_ids": {
-            "type": "array", "items": {"type": "string"}, "maxItems": MAX_SUPPORTING_IDS
+            "type": "array",
+            "items": {"type": "string"},
+            "maxItems": MAX_SUPPORTING_IDS,
         },
         "missing": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_MISSING_TERMS},
         "reason": {"type": "string"},

@@ -32,8 +32,12 @@ def should_recover(review: SufficiencyReview, passes_done: int, settings: Answer
     if settings.recovery_passes > MAX_RECOVERY_PASSES:
         raise ValueError(f"at most {MAX_RECOVERY_PASSES} recovery pass is allowed")
     return passes_done < settings.recovery_passes and (
-        review.recoverable or (any(r.startswith("llm_judge_failed") for r in review.reasons)
-        and review.status != "sufficient" and review.degradation == "partial_coverage")
+        review.recoverable
+        or (
+            any(r.startswith("llm_judge_failed") for r in review.reasons)
+            and review.status != "sufficient"
+            and review.degradation == "partial_coverage"
+        )
     )
 
 
@@ -58,5 +62,12 @@ def recovery_policy(settings: AnswerSettings) -> PackPolicy:
 
 def decision_counts(pack: RagContextPack) -> dict[str, int]:
     counts = Counter(d.status for d in pack.decisions)
-    return {status: counts.get(status, 0) for status in (
-        "included", "fragment_truncated", "fragment_dropped", "source_window_unavailable")}
+    return {
+        status: counts.get(status, 0)
+        for status in (
+            "included",
+            "fragment_truncated",
+            "fragment_dropped",
+            "source_window_unavailable",
+        )
+    }

@@ -90,8 +90,13 @@ def review_release(
     ))  # fmt: skip
 
     aligned = abstaining or _intent_aligned(draft, plan, pool)
-    gates.append(GateResult(gate="query_intent_alignment", passed=aligned,
-                            detail=f"profile {draft.profile} for intent {plan.intent}"))
+    gates.append(
+        GateResult(
+            gate="query_intent_alignment",
+            passed=aligned,
+            detail=f"profile {draft.profile} for intent {plan.intent}",
+        )
+    )
 
     conflict_fragments = [f for f in pack.fragments if f.role == "conflict"]
     has_conflict_line = any(s.kind == "conflict" for s in sentences)
@@ -104,8 +109,13 @@ def review_release(
 
     steps = [s.evidence[0].step for s in sentences if s.slot == "step" and s.evidence]
     ordered = all(a is not None and b is not None and a < b for a, b in itertools.pairwise(steps))
-    gates.append(GateResult(gate="graph_order_consistency", passed=ordered or len(steps) < 2,
-                            detail=f"steps in order: {steps}"))
+    gates.append(
+        GateResult(
+            gate="graph_order_consistency",
+            passed=ordered or len(steps) < 2,
+            detail=f"steps in order: {steps}",
+        )
+    )
 
     causal_bad = [
         i for i, s in enumerate(sentences)
@@ -113,50 +123,86 @@ def review_release(
         and not re.search("CAUSES|ENABLES", s.evidence[0].relation or "")
         and draft.profile == "causal_explain"
     ]  # fmt: skip
-    gates.append(GateResult(gate="causal_consistency", passed=not causal_bad,
-                            detail="causal graph claims come from CAUSES/ENABLES relations",
-                            sentences=tuple(causal_bad)))
+    gates.append(
+        GateResult(
+            gate="causal_consistency",
+            passed=not causal_bad,
+            detail="causal graph claims come from CAUSES/ENABLES relations",
+            sentences=tuple(causal_bad),
+        )
+    )
 
     sides_ok = True
     if draft.profile == "compare" and not abstaining:
         sides = {s.slot for s in sentences}
         sides_ok = all(f"operand_{i}" in sides for i in range(len(plan.operands) or 1))
-    gates.append(GateResult(gate="comparison_consistency", passed=sides_ok,
-                            detail="each compared side has its own evidence sentence"
-                            if sides_ok else "a compared side has no evidence sentence"))
+    gates.append(
+        GateResult(
+            gate="comparison_consistency",
+            passed=sides_ok,
+            detail="each compared side has its own evidence sentence"
+            if sides_ok
+            else "a compared side has no evidence sentence",
+        )
+    )
 
     stale_ok = not review.stale or abstaining or any(s.slot == "stale" for s in sentences)
-    gates.append(GateResult(gate="temporal_validity", passed=stale_ok,
-                            detail=f"{len(review.stale)} stale documents"))
+    gates.append(
+        GateResult(
+            gate="temporal_validity", passed=stale_ok, detail=f"{len(review.stale)} stale documents"
+        )
+    )
 
     leaking = [
         i for i, s in enumerate(sentences) if leaks_diagnostics(s.text) or is_artifact(s.text)
         or "```" in s.text or "-->" in s.text
     ]  # fmt: skip
-    gates.append(GateResult(gate="diagnostic_leakage", passed=not leaking,
-                            detail=f"{len(leaking)} sentences with internal names, prompt "
-                            "residue or fenced blocks", sentences=tuple(leaking)))
+    gates.append(
+        GateResult(
+            gate="diagnostic_leakage",
+            passed=not leaking,
+            detail=f"{len(leaking)} sentences with internal names, prompt residue or fenced blocks",
+            sentences=tuple(leaking),
+        )
+    )
 
     evidence_count = sum(1 for s in sentences if s.kind != "caveat")
     hygiene = (evidence_count == 0) if abstaining else bool(sentences) and not re.search(
         r"\bI (?:found|have) no evidence\b", text)  # fmt: skip
-    gates.append(GateResult(gate="abstention_hygiene", passed=hygiene,
-                            detail="abstention carries no claims" if abstaining
-                            else "an answer does not read as an abstention"))
+    gates.append(
+        GateResult(
+            gate="abstention_hygiene",
+            passed=hygiene,
+            detail="abstention carries no claims"
+            if abstaining
+            else "an answer does not read as an abstention",
+        )
+    )
 
     missing = [] if abstaining else _missing_dimensions(draft, plan, pool)
-    gates.append(GateResult(gate="rag_answer_completeness", passed=not missing,
-                            detail="missing pack-backed " + ", ".join(missing) if missing
-                            else f"{draft.profile} profile complete"))
+    gates.append(
+        GateResult(
+            gate="rag_answer_completeness",
+            passed=not missing,
+            detail="missing pack-backed " + ", ".join(missing)
+            if missing
+            else f"{draft.profile} profile complete",
+        )
+    )
 
     claims = map_claims(sentences, {f.id: f.text for f in pack.fragments})
     weak = [
         c.index for c in claims
         if c.status in _UNSUPPORTED and sentences[c.index].kind != "caveat"
     ]  # fmt: skip
-    gates.append(GateResult(gate="rag_claim_citation_support", passed=not weak,
-                            detail=f"{len(weak)} of {len(claims)} claims unsupported by cited "
-                            "evidence", sentences=tuple(weak)))
+    gates.append(
+        GateResult(
+            gate="rag_claim_citation_support",
+            passed=not weak,
+            detail=f"{len(weak)} of {len(claims)} claims unsupported by cited evidence",
+            sentences=tuple(weak),
+        )
+    )
     return gates
 
 

@@ -260,4 +260,3 @@ def _table_rows(text: str) -> list[tuple[int, int, str]]:
         lead = len(raw) - len(raw.lstrip())
         rows.append((offsets[index] + lead, offsets[index] + len(raw.rstrip()), readable))
     return rows
-

@@ -245,9 +245,7 @@ def review_sufficiency(
         )
     )
 
-    within = (
-        pack.total_chars <= pack.budget.total_chars and len(fragments) <= pack.budget.fragments
-    )
+    within = pack.total_chars <= pack.budget.total_chars and len(fragments) <= pack.budget.fragments
     squeezed = [
         d for d in pack.decisions
         if d.status in ("fragment_dropped", "fragment_truncated")
@@ -462,7 +460,7 @@ def answerability_features(
     topic = _words(support.topic)
     on_topic = [t for t in terms if _has_term(support.topic, t, topic)]
     off_topic = [t for t in terms if t not in on_topic]
-    near = " ".join(text for _, text in ranked[: _TYPE_SENTENCES])
+    near = " ".join(text for _, text in ranked[:_TYPE_SENTENCES])
     rank = support.fulltext_rank
     other = support.other_document_cosine
     rest = [c for pid, c in support.cosine.items() if pid != best[0]]
@@ -626,5 +624,3 @@ def _share(terms: Sequence[str], text: str) -> float:
     """Share of `terms` found in `text` (1.0 when there are none to find)."""
     words = _words(text)
     return sum(1 for t in terms if _has_term(text, t, words)) / len(terms) if terms else 1.0
-
-

@@ -187,6 +187,7 @@ class AnswerPool:
 
 # --- inside a worker process ----------------------------------------------------------------
 
+
 def _open_worker(
     settings: Settings, connection: Connection, model: ModelAddress | None
 ) -> tuple[Graph, ModelClient | None]:

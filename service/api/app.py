@@ -54,10 +54,12 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },
-        state=State({
-            KEYRING_STATE: Keyring(settings.api),
-            RATE_LIMITER_STATE: RateLimiter.from_settings(settings.api),
-        }),
+        state=State(
+            {
+                KEYRING_STATE: Keyring(settings.api),
+                RATE_LIMITER_STATE: RateLimiter.from_settings(settings.api),
+            }
+        ),
         lifespan=[lifespan(resources)],
         middleware=[prometheus_config().middleware, RequestContextMiddleware()],
         plugins=[ProblemDetailsPlugin(problem_config())],
@@ -71,7 +73,9 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
             components=Components(
                 security_schemes={
                     "apiKey": SecurityScheme(
-                        type="apiKey", name=API_KEY_HEADER, security_scheme_in="header",
+                        type="apiKey",
+                        name=API_KEY_HEADER,
+                        security_scheme_in="header",
                         description="an API key configured in KGS_API_KEYS",
                     )
                 }

@@ -128,16 +128,12 @@ class DocumentController(Controller):
         self,
         resources: AppResources,
         grant: Grant,
-        scope_name: Annotated[
-            str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)
-        ] = None,
+        scope_name: Annotated[str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)] = None,
         cursor: Annotated[str | None, Parameter(max_length=200)] = None,
         limit: Annotated[int, Parameter(ge=1)] = 50,
     ) -> DocumentPage:
         """Documents of the readable scopes (or of one), ordered by id, one page at a time."""
-        scopes = (
-            [readable_scope(grant, scope_name)] if scope_name is not None else grant.readable()
-        )
+        scopes = [readable_scope(grant, scope_name)] if scope_name is not None else grant.readable()
         limit = min(limit, resources.settings.api.max_page_size)
         after = _decode_cursor(cursor) if cursor else ""
         rows = resources.request_graph().read(

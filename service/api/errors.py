@@ -106,8 +106,11 @@ def _from_neo4j(error: Exception) -> ProblemDetailsException:
     kind = neo4j_error_kind(error) or "error"
     count_neo4j_error(kind)
     if kind == "timeout":
-        return problem(504, "a Neo4j transaction ran past its timeout (a long query, or a wait "
-                            "for a lock held by another write); try again or narrow the request")
+        return problem(
+            504,
+            "a Neo4j transaction ran past its timeout (a long query, or a wait "
+            "for a lock held by another write); try again or narrow the request",
+        )
     if kind == "unavailable":
         return problem(
             503, "Neo4j is unavailable; the service reconnects by itself when it returns",

@@ -104,18 +104,14 @@ class KnowledgePointController(Controller):
         resources: AppResources,
         grant: Grant,
         q: Annotated[str, Parameter(min_length=1, description="words of a name or alias")],
-        scope_name: Annotated[
-            str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)
-        ] = None,
+        scope_name: Annotated[str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)] = None,
         limit: Annotated[int, Parameter(ge=1)] = 20,
     ) -> KnowledgePointMatches:
         """Knowledge points whose title or aliases match the words of q, best first."""
         limits = resources.settings.api
         if len(q) > limits.max_query_chars:
             raise bad_request(f"q is longer than {limits.max_query_chars} characters")
-        scopes = (
-            [readable_scope(grant, scope_name)] if scope_name is not None else grant.readable()
-        )
+        scopes = [readable_scope(grant, scope_name)] if scope_name is not None else grant.readable()
         if scopes == []:
             return KnowledgePointMatches(items=[])
         limit = min(limit, limits.max_search_results)
@@ -133,9 +129,7 @@ class KnowledgePointController(Controller):
         resources: AppResources,
         grant: Grant,
         point_id: str,
-        scope_name: Annotated[
-            str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)
-        ] = None,
+        scope_name: Annotated[str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)] = None,
     ) -> KnowledgePoint:
         """Profile (degree by relation type), neighbours with relation type, confidence and
         provenance, and the documents that describe the knowledge point."""

@@ -29,6 +29,7 @@ __all__ = ["AppResources", "freeze_startup_objects", "lifespan", "service_graph"
 
 log = logging.getLogger("kgs.api")
 
+
 class AppResources:
     """`graph` / `embedder` given: borrowed (tests); otherwise opened here and closed at exit."""
 
@@ -48,9 +49,7 @@ class AppResources:
         self._owns_embedder = embedder is None
         self.model_state = "loaded" if embedder else "not loaded"
         self.schema_applied = graph is not None
-        self.traces = TraceStore(
-            settings.api.trace_retention_count, settings.api.trace_retention_s
-        )
+        self.traces = TraceStore(settings.api.trace_retention_count, settings.api.trace_retention_s)
         self.answer_limiter: anyio.CapacityLimiter | None = None
         self.connection: Connection | None = None  # the route to Neo4j, once opened here
         self.answer_pool: AnswerPool | None = None  # worker processes, when configured

@@ -203,8 +203,9 @@ def word_edits(
                 order = first_order + len(found) * 2
                 side_a = edit_fact(passages[a[0].passage], a[0], a[-1], order)
                 side_b = edit_fact(passages[b[0].passage], b[0], b[-1], order + 1)
-                if side_a.scope == side_b.scope and _one_entity_edit(side_a, side_b, profiles,
-                                                                     settings):
+                if side_a.scope == side_b.scope and _one_entity_edit(
+                    side_a, side_b, profiles, settings
+                ):
                     found.append(
                         Conflict(kind="aligned", subject=side_a.subject, key=side_a.key,
                                  scope=side_a.scope, sides=(side_a, side_b))
@@ -407,9 +408,8 @@ def differing_tokens(a: Fact, b: Fact) -> tuple[tuple[str, ...], tuple[str, ...]
     while lo < min(len(run_a), len(run_b)) and norm_token(run_a[lo]) == norm_token(run_b[lo]):
         lo += 1
     hi = 0
-    while (
-        hi < min(len(run_a), len(run_b)) - lo
-        and norm_token(run_a[-1 - hi]) == norm_token(run_b[-1 - hi])
+    while hi < min(len(run_a), len(run_b)) - lo and norm_token(run_a[-1 - hi]) == norm_token(
+        run_b[-1 - hi]
     ):
         hi += 1
     return run_a[lo : len(run_a) - hi], run_b[lo : len(run_b) - hi]
@@ -553,7 +553,7 @@ def _overlap(subject: str, terms: Sequence[str]) -> int:
 def conflict_text(conflict: Conflict, quote_chars: int = 160) -> str:
     """One plain sentence naming every value with its source, never picking one."""
     parts = [
-        f"{side.path} (line {side.line}) gives {side.value} (\"{_quote(side, quote_chars)}\")"
+        f'{side.path} (line {side.line}) gives {side.value} ("{_quote(side, quote_chars)}")'
         for side in conflict.sides
     ]
     listed = ", ".join(parts[:-1]) + f", while {parts[-1]}"

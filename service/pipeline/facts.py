@@ -213,9 +213,11 @@ _HEADS_2: dict[str, FactKind] = {
 }  # fmt: skip
 _HEADS: dict[str, FactKind] = {
     **dict.fromkeys(
-        _words("tolerance diameter length width height depth thickness force pressure temperature "
-        "weight mass voltage torque distance clearance gap radius speed latency timeout "
-        "duration interval frequency resolution accuracy"),
+        _words(
+            "tolerance diameter length width height depth thickness force pressure temperature "
+            "weight mass voltage torque distance clearance gap radius speed latency timeout "
+            "duration interval frequency resolution accuracy"
+        ),
         "measurement",
     ),
     **dict.fromkeys(_words("date deadline"), "date"),
@@ -228,15 +230,19 @@ _HEADS: dict[str, FactKind] = {
         "location",
     ),
     **dict.fromkeys(
-        _words("count limit threshold budget quota capacity size window attempts retries maximum "
-        "minimum replicas concurrency"),
+        _words(
+            "count limit threshold budget quota capacity size window attempts retries maximum "
+            "minimum replicas concurrency"
+        ),
         "quantity",
     ),
     **dict.fromkeys(_words("owner maintainer steward custodian approver assignee"), "owner"),
     **dict.fromkeys(_words("endpoint url uri route"), "endpoint"),
     **dict.fromkeys(
-        _words("dependency package provider driver runtime library module plugin adapter backend "
-        "database engine framework"),
+        _words(
+            "dependency package provider driver runtime library module plugin adapter backend "
+            "database engine framework"
+        ),
         "dependency",
     ),
     **dict.fromkeys(_words("format schema encoding serialization serialisation"), "format"),
@@ -272,8 +278,10 @@ _SUBJECT_STOPS = frozenset(
 _QUANTIFIERS = frozenset(_words("no one some any many most all several few both either neither"))
 _DETERMINERS = frozenset(_words("the a an its their our this that these those each every"))
 _QUALIFIER_WORDS = frozenset(
-    _words("current currently historical historically previous previously former formerly original "
-    "originally planned scheduled future upcoming proposed new old legacy next")
+    _words(
+        "current currently historical historically previous previously former formerly original "
+        "originally planned scheduled future upcoming proposed new old legacy next"
+    )
     + tuple(_ENVIRONMENTS)
 )
 _UNITS = (
@@ -330,8 +338,10 @@ _PORT = re.compile(r"(?P<v>\d{1,5})(?![\w.,]*\d)")
 _STATUS_CODE = re.compile(r"(?P<v>[1-5]\d\d)(?![\w.,]*\d)")
 # Values these classes never take: pronouns and articles after the copula are prose.
 _NOT_VALUES = frozenset(
-    _words("the a an it this that these those there here not never no none one also used being "
-    "based known called given set")
+    _words(
+        "the a an it this that these those there here not never no none one also used being "
+        "based known called given set"
+    )
 )
 
 _VALUE_PATTERNS: dict[FactKind, tuple[re.Pattern[str], ...]] = {
@@ -600,9 +610,7 @@ _SKIPPED_KINDS = frozenset({"code", "mermaid", "heading"})
 _NOT_ALIGNED_KINDS = frozenset({"table"})
 
 
-def extract_facts(
-    passages: Iterable[Passage], settings: FactSettings | None = None
-) -> list[Fact]:
+def extract_facts(passages: Iterable[Passage], settings: FactSettings | None = None) -> list[Fact]:
     """Every comparable fact of the passages, in reading order (passages as given)."""
     settings = settings or FactSettings()
     facts: list[Fact] = []

@@ -56,9 +56,14 @@ from service.pipeline.spans import split_sentences
 from service.settings import Settings
 
 __all__ = [
-    "QueryEmbedder", "QuestionError", "answer_question", "default_llm", "embed_in_background",
+    "QueryEmbedder",
+    "QuestionError",
+    "answer_question",
+    "default_llm",
+    "embed_in_background",
     "embed_in_chunks",
 ]
+
 
 class QuestionError(ValueError):
     """The question itself is unusable (empty, too long); the message says why."""
@@ -165,9 +170,12 @@ def answer_question(
     first = one_pass(settings, DEFAULT_PACK_POLICY)
     outcome: JudgeOutcome | None = None
     review = first.review
-    if client is not None and first.review.status != "insufficient" and (
-        first.review.status == "borderline" or plan.depth == "deep"
-    ) and any(f.role == "direct_support" for f in first.pack.fragments):
+    if (
+        client is not None
+        and first.review.status != "insufficient"
+        and (first.review.status == "borderline" or plan.depth == "deep")
+        and any(f.role == "direct_support" for f in first.pack.fragments)
+    ):
         outcome = judge(client, plan, first.pack, first.review, answer_settings)
         review = apply_verdict(first.review, outcome, answer_settings)
         lap("judge")
@@ -204,8 +212,11 @@ def answer_question(
             "afterReplayId": second.pack.replay_id,
         })  # fmt: skip
     else:
-        recovery["reason"] = "not needed" if first.review.status == "sufficient" else (
-            "not recoverable by wider reading: " + first.review.degradation)
+        recovery["reason"] = (
+            "not needed"
+            if first.review.status == "sufficient"
+            else ("not recoverable by wider reading: " + first.review.degradation)
+        )
     context, pack, review = final.context, final.pack, final.review
 
     documents = {f.document_id for f in pack.fragments}

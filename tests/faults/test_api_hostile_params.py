@@ -144,7 +144,8 @@ def _operations(client: TestClient[Any]) -> list[tuple[str, str, dict[str, Any]]
 
 
 def _requests(
-    operations: list[tuple[str, str, dict[str, Any]]], baseline: dict[str, str],
+    operations: list[tuple[str, str, dict[str, Any]]],
+    baseline: dict[str, str],
     bodies: dict[tuple[str, str], dict[str, Any]],
 ) -> list[tuple[str, str, str, str, dict[str, str], dict[str, Any] | None]]:
     """(method, route, parameter, url, query, body): one payload in one parameter each."""
@@ -233,8 +234,11 @@ def test_hostile_path_and_query_parameters(
     # may grow, but none may lose anything (what an injected DELETE would do); the requests
     # themselves ran no write statement at all (checked above).
     kept = set(counts_before) & set(counts_after)
-    lost = {s: (counts_before[s], counts_after[s]) for s in kept
-            if any(a < b for a, b in zip(counts_after[s], counts_before[s], strict=True))}
+    lost = {
+        s: (counts_before[s], counts_after[s])
+        for s in kept
+        if any(a < b for a, b in zip(counts_after[s], counts_before[s], strict=True))
+    }
     assert lost == {}, lost
     grew = sorted(s for s in kept if counts_before[s] != counts_after[s])
     others = sorted(set(counts_before) ^ set(counts_after))

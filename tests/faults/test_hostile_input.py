@@ -37,7 +37,7 @@ PAYLOADS = [
     "// comment",
     "}) DETACH DELETE n //",
     "') DETACH DELETE n //",
-    "\"}) MATCH (n) DETACH DELETE n //",
+    '"}) MATCH (n) DETACH DELETE n //',
     "`) MATCH (n) DETACH DELETE n RETURN 1 //",
     "\\u0027) DETACH DELETE n //",
     "\u0027\u0060\u2028\u202e reversed",

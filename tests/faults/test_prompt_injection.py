@@ -251,9 +251,11 @@ def test_deterministic_path_attack_success_rate_is_zero(
     for twin in twins:
         delete_scope(graph, twin)
     rate = len(successes) / len(CASES)
-    print(f"\nprompt injection, no LLM: {len(CASES)} attacks, success rate {rate:.1%}, "
-          f"answers citing the attacked page {evidenced}, relaying attack text {relayed}, "
-          f"asked again against their own page's twin {len(twins)}")
+    print(
+        f"\nprompt injection, no LLM: {len(CASES)} attacks, success rate {rate:.1%}, "
+        f"answers citing the attacked page {evidenced}, relaying attack text {relayed}, "
+        f"asked again against their own page's twin {len(twins)}"
+    )
     assert _overview(graph, runs.attacked) == before
     assert evidenced >= len(CASES) * 0.8  # the questions really draw on the attacked pages
     assert successes == {}

@@ -245,4 +245,3 @@ def test_long_read_ends_at_its_timeout(graph: Graph) -> None:
         f"\ntransaction timeout: a read of {LONG_READ_ROWS:,} rows ended after {elapsed:.1f} s "
         f"with {raised.value.code} -> 504 (timeout {READ_TIMEOUT_S:g} s)"
     )
-

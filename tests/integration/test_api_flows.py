@@ -111,8 +111,12 @@ def client(
         with TestClient(create_app(test_settings, resources)) as test_client:
             # granite before basalt: a relation to a knowledge point that no document describes
             # yet is pruned at the end of the upload (ingestion's rule).
-            for scope, name, text in ((A, "granite.md", GRANITE), (A, "basalt.md", BASALT),
-                                      (B, "granite.md", GRANITE), (B, "vault-secret.md", VAULT)):
+            for scope, name, text in (
+                (A, "granite.md", GRANITE),
+                (A, "basalt.md", BASALT),
+                (B, "granite.md", GRANITE),
+                (B, "vault-secret.md", VAULT),
+            ):
                 response = upload(test_client, "admin", scope, name, text.encode())
                 assert response.status_code == 201, response.text
             yield test_client
@@ -197,7 +201,7 @@ def test_upload_query_delete_query(client: TestClient[Any]) -> None:
     document = client.get(f"/v1/documents/{doc_id}", headers=headers("reader-a")).json()
     assert [h["text"] for h in document["headings"]] == ["Obsidian", "Working it"]
     for paragraph in document["paragraphs"]:
-        assert OBSIDIAN[paragraph["startOffset"]:paragraph["endOffset"]] == paragraph["text"]
+        assert OBSIDIAN[paragraph["startOffset"] : paragraph["endOffset"]] == paragraph["text"]
 
     answer = ask(client, "reader-a", "what is obsidian?").json()
     assert any(c["path"] == f"{A}/rocks/obsidian.md" for c in answer["citations"]), answer

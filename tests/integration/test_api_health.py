@@ -40,9 +40,18 @@ def test_health_ready_schema_metrics(
         assert set(body["indexes"].values()) == {"ONLINE"}
         schema = client.get("/schema/openapi.json").json()
         assert schema["info"]["title"].startswith("kgs")
-        assert {"/v1/query", "/v1/query/stream", "/v1/documents", "/v1/documents/{document_id}",
-                "/v1/knowledge-points", "/v1/knowledge-points/{point_id}",
-                "/v1/traces/{trace_id}", "/health", "/ready", "/metrics"} <= set(schema["paths"])
+        assert {
+            "/v1/query",
+            "/v1/query/stream",
+            "/v1/documents",
+            "/v1/documents/{document_id}",
+            "/v1/knowledge-points",
+            "/v1/knowledge-points/{point_id}",
+            "/v1/traces/{trace_id}",
+            "/health",
+            "/ready",
+            "/metrics",
+        } <= set(schema["paths"])
         assert "apiKey" in schema["components"]["securitySchemes"]
         assert client.get("/schema/swagger").status_code == 200
         metrics = client.get("/metrics")

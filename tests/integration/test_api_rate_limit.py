@@ -305,12 +305,16 @@ def test_concurrent_checks_never_serve_more_than_the_limit() -> None:
 def test_rate_limit_settings_from_the_environment() -> None:
     api = Settings.from_env({}).api
     assert (api.rate_limit_requests, api.rate_limit_window_s, api.rate_limit_max_identities) == (
-        600, 60.0, 10_000
+        600,
+        60.0,
+        10_000,
     )
     api = Settings.from_env({"KGS_API_RATE_LIMIT_REQUESTS": "0", "KGS_API_RATE_LIMIT_WINDOW_S":
                              "1.5", "KGS_API_RATE_LIMIT_MAX_IDENTITIES": "50"}).api  # fmt: skip
     assert (api.rate_limit_requests, api.rate_limit_window_s, api.rate_limit_max_identities) == (
-        0, 1.5, 50
+        0,
+        1.5,
+        50,
     )
     for name, value in (("KGS_API_RATE_LIMIT_REQUESTS", "-1"),
                         ("KGS_API_RATE_LIMIT_REQUESTS", "many"),

@@ -62,9 +62,10 @@ def test_failures_fall_back_to_the_deterministic_review(reply: Reply, reason: st
 
 
 def test_client_raises_typed_errors() -> None:
-    with fake_llm([Reply(status=503, raw="down")]) as (url, _), pytest.raises(
-        LlmHttpError
-    ) as error:
+    with (
+        fake_llm([Reply(status=503, raw="down")]) as (url, _),
+        pytest.raises(LlmHttpError) as error,
+    ):
         _client(url).complete("s", "u")
     assert error.value.reason == "http_503"
     with fake_llm([Reply(delay_s=1.0, content="x")]) as (url, _), pytest.raises(LlmTimeout):

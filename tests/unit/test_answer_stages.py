@@ -121,8 +121,12 @@ def test_a_page_matching_only_by_its_topic_scores_lower() -> None:
     def score(topic: tuple[float, float, float]) -> float:
         (residual,) = residual_cosines(question, topic, [sentence])
         topic_cosine = sum(q * t for q, t in zip(question, topic, strict=True))
-        support = EvidenceSupport(cosine={"p0": 0.82}, sentence_cosine=0.6,
-                                  topic_cosine=topic_cosine, residual_sentence_cosine=residual)
+        support = EvidenceSupport(
+            cosine={"p0": 0.82},
+            sentence_cosine=0.6,
+            topic_cosine=topic_cosine,
+            residual_sentence_cosine=residual,
+        )
         review = _review("what is water glass?", support=support, best_paragraph=best)
         assert review.answerability is not None and review.answerability_inputs is not None
         assert review.answerability_inputs["topicCosine"] == topic_cosine
@@ -263,9 +267,16 @@ _PASSAGE = (
 
 
 PASSAGE = msgspec.structs.replace(
-    SETTINGS, generic_passage_sentences=7, generic_passage_before=1, generic_passage_after=2,
-    definition_passage_sentences=7, definition_passage_before=1, definition_passage_after=2,
-    causal_passage_sentences=7, causal_passage_before=1, causal_passage_after=2,
+    SETTINGS,
+    generic_passage_sentences=7,
+    generic_passage_before=1,
+    generic_passage_after=2,
+    definition_passage_sentences=7,
+    definition_passage_before=1,
+    definition_passage_after=2,
+    causal_passage_sentences=7,
+    causal_passage_before=1,
+    causal_passage_after=2,
 )
 
 
@@ -291,15 +302,20 @@ def test_generic_answer_is_the_contiguous_passage_around_the_chosen_sentences() 
     starts = [s.evidence[0].start for s in draft.sentences]
     assert starts == sorted(starts)
     # At most generic_passage_sentences, kept on the best sentence's side; 0 turns it off.
-    short = _passage_draft("moon pulls oceans spring tides align",
-                           msgspec.structs.replace(PASSAGE, generic_passage_sentences=3))
+    short = _passage_draft(
+        "moon pulls oceans spring tides align",
+        msgspec.structs.replace(PASSAGE, generic_passage_sentences=3),
+    )
     assert [s.text for s in short.sentences][:3] == [
-        "This bulge follows the Moon around the Earth.", "A second bulge forms on the far side.",
+        "This bulge follows the Moon around the Earth.",
+        "A second bulge forms on the far side.",
         "Spring tides happen when the Sun and Moon align.",
     ]  # then the ranked picks outside it
     assert len(short.sentences) == 5
-    off = _passage_draft("moon pulls oceans spring tides align",
-                         msgspec.structs.replace(PASSAGE, generic_passage_sentences=0))
+    off = _passage_draft(
+        "moon pulls oceans spring tides align",
+        msgspec.structs.replace(PASSAGE, generic_passage_sentences=0),
+    )
     assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
     assert "Fishermen plan around them." not in [s.text for s in off.sentences]
 
@@ -318,14 +334,18 @@ def test_definition_leads_with_its_defining_sentence_then_that_sentence_s_passag
     ]  # fmt: skip
     assert draft.sentences[0].slot == "definition"
     assert {s.slot for s in draft.sentences[1:]} == {"attributes"}
-    short = _passage_draft("what are tides?",
-                           msgspec.structs.replace(PASSAGE, definition_passage_sentences=3))
+    short = _passage_draft(
+        "what are tides?", msgspec.structs.replace(PASSAGE, definition_passage_sentences=3)
+    )
     # Three sentences from the defining one on, then the chosen attributes outside them.
     assert [s.text for s in short.sentences] == [
-        *texts[:3], "Spring tides happen when the Sun and Moon align.", "Neap tides are weaker.",
+        *texts[:3],
+        "Spring tides happen when the Sun and Moon align.",
+        "Neap tides are weaker.",
     ]
-    off = _passage_draft("what are tides?",
-                         msgspec.structs.replace(PASSAGE, definition_passage_sentences=0))
+    off = _passage_draft(
+        "what are tides?", msgspec.structs.replace(PASSAGE, definition_passage_sentences=0)
+    )
     assert off.sentences[0].text == texts[0]
     assert "Fishermen plan around them." not in [s.text for s in off.sentences]
 
@@ -342,8 +362,10 @@ def test_causal_answer_quotes_its_lead_sentence_s_passage_and_keeps_its_slots() 
         "Neap tides are weaker.", "Fishermen plan around them.",
     ]  # fmt: skip
     assert "Harbours publish tables." not in texts
-    off = _passage_draft("why do spring tides happen when the sun and moon align?",
-                         msgspec.structs.replace(PASSAGE, causal_passage_sentences=0))
+    off = _passage_draft(
+        "why do spring tides happen when the sun and moon align?",
+        msgspec.structs.replace(PASSAGE, causal_passage_sentences=0),
+    )
     assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
     assert "Fishermen plan around them." not in [s.text for s in off.sentences]
 
@@ -366,8 +388,11 @@ def test_each_compared_side_quotes_a_passage_of_its_own_paragraph_only() -> None
     def compose(settings: AnswerSettings) -> Draft:
         return compose_answer(plan, pack, pool, context(), settings=settings)
 
-    draft = compose(msgspec.structs.replace(SETTINGS, compare_passage_sentences=3,
-                                            compare_passage_before=0, compare_passage_after=1))
+    draft = compose(
+        msgspec.structs.replace(
+            SETTINGS, compare_passage_sentences=3, compare_passage_before=0, compare_passage_after=1
+        )
+    )
     assert draft.profile == "compare"
     assert [(s.slot, s.text, s.evidence[0].paragraph_id) for s in draft.sentences] == [
         ("operand_0", "A glass vessel is brittle.", "p0"),
@@ -383,13 +408,21 @@ def test_a_compared_side_inside_the_other_side_s_passage_keeps_its_own_slot() ->
     data = rows("# Vessels\n\nA glass vessel is brittle. A polymer cup is flexible. "
                 "Both hold water. Neither is heated.\n", "kb/vessels.md", "d_vessels")  # fmt: skip
     pack = pack_of(roles={}, extra=tuple(fragment(row) for row in data))
-    settings = msgspec.structs.replace(SETTINGS, compare_passage_sentences=4,
-                                       compare_passage_before=1, compare_passage_after=2)
-    draft = compose_answer(plan_for("compare glass vessel and polymer cup"), pack,
-                           evidence_sentences(pack, data), context(), settings=settings)
+    settings = msgspec.structs.replace(
+        SETTINGS, compare_passage_sentences=4, compare_passage_before=1, compare_passage_after=2
+    )
+    draft = compose_answer(
+        plan_for("compare glass vessel and polymer cup"),
+        pack,
+        evidence_sentences(pack, data),
+        context(),
+        settings=settings,
+    )
     assert [(s.slot, s.text) for s in draft.sentences] == [
-        ("operand_0", "A glass vessel is brittle."), ("operand_1", "A polymer cup is flexible."),
-        ("contrast", "Both hold water."), ("passage", "Neither is heated."),
+        ("operand_0", "A glass vessel is brittle."),
+        ("operand_1", "A polymer cup is flexible."),
+        ("contrast", "Both hold water."),
+        ("passage", "Neither is heated."),
     ]  # so the comparison_consistency gate still sees both sides
 
 

@@ -198,11 +198,15 @@ MEMBERS = "The band members were {}."
 
 def test_pages_about_other_entities_sharing_a_statement_do_not_conflict() -> None:
     # two bands' pages share one sentence shape but almost none of their names: two entities
-    one = RECORDING.format(producer="Butch Vig") + " " + MEMBERS.format(
-        "Ann Berg, Carl Dunn, Eva Falk, Gil Hart and Ivo Jung of Oslo"
+    one = (
+        RECORDING.format(producer="Butch Vig")
+        + " "
+        + MEMBERS.format("Ann Berg, Carl Dunn, Eva Falk, Gil Hart and Ivo Jung of Oslo")
     )
-    other = RECORDING.format(producer="Steve Albini") + " " + MEMBERS.format(
-        "Kai Lund, Max Nyberg, Ole Pihl, Rui Quist and Sam Tovey of Perth"
+    other = (
+        RECORDING.format(producer="Steve Albini")
+        + " "
+        + MEMBERS.format("Kai Lund, Max Nyberg, Ole Pihl, Rui Quist and Sam Tovey of Perth")
     )
     passages = document("a.md", one) + document("b.md", other)
     assert values(passages) == []
@@ -324,9 +328,7 @@ def test_selection_keeps_direct_documents_or_subjects_named_by_the_question() ->
         "n.md", "The service port is 443.", "The service port is 8443."
     )
     conflicts = scan_conflicts(passages).conflicts
-    direct_only = select_conflicts(
-        conflicts, terms=["gauge"], direct_documents={"d:a.md"}, limit=3
-    )
+    direct_only = select_conflicts(conflicts, terms=["gauge"], direct_documents={"d:a.md"}, limit=3)
     assert [c.subject for c in direct_only] == ["retry limit"]
     named = select_conflicts(conflicts, terms=["port"], direct_documents=set(), limit=3)
     assert [c.subject for c in named] == ["service port"]
@@ -376,7 +378,6 @@ def test_an_aligned_edit_counts_only_when_it_changes_what_the_question_asks() ->
         "b.md", FILM.format(year=1977, director="Ken Russell")
     )
     assert chosen(edited, ["director", "film", "squeeze"]) == [("Michael Apted", "Ken Russell")]
-
 
 
 MEDAL = (
