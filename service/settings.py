@@ -23,6 +23,7 @@ __all__ = [
     "Neo4jSettings",
     "Settings",
     "SettingsError",
+    "env_int",
     "project_root",
 ]
 
@@ -185,12 +186,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 database=env.get("NEO4J_DATABASE", "neo4j"),
                 connection_timeout_s=_float(env, "KGS_NEO4J_CONNECTION_TIMEOUT_S", 10.0),
                 query_timeout_s=_float(env, "KGS_NEO4J_QUERY_TIMEOUT_S", 30.0),
-                max_pool_size=_int(env, "KGS_NEO4J_MAX_POOL_SIZE", 32),
+                max_pool_size=env_int(env, "KGS_NEO4J_MAX_POOL_SIZE", 32),
             ),
             local=LocalServerSettings(
                 home=home / "neo4j",
-                bolt_port=_int(env, "KGS_NEO4J_BOLT_PORT", 7687),
-                http_port=_int(env, "KGS_NEO4J_HTTP_PORT", 7474),
+                bolt_port=env_int(env, "KGS_NEO4J_BOLT_PORT", 7687),
+                http_port=env_int(env, "KGS_NEO4J_HTTP_PORT", 7474),
                 heap_max=env.get("KGS_NEO4J_HEAP", "1g"),
                 pagecache_size=env.get("KGS_NEO4J_PAGECACHE", "512m"),
                 vector_merge_factor=_at_least(env, "KGS_NEO4J_VECTOR_MERGE_FACTOR", 2, minimum=2),
@@ -198,17 +199,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             embedding=EmbeddingSettings(
                 model=env.get("KGS_EMBEDDING_MODEL", "all-MiniLM-L6-v2"),
-                batch_size=_int(env, "KGS_EMBEDDING_BATCH_SIZE", 64),
-                max_threads=_int(env, "KGS_EMBEDDING_THREADS", 2),
-                query_threads=_int(env, "KGS_EMBEDDING_QUERY_THREADS", 1),
-                query_cache_entries=_int(
+                batch_size=env_int(env, "KGS_EMBEDDING_BATCH_SIZE", 64),
+                max_threads=env_int(env, "KGS_EMBEDDING_THREADS", 2),
+                query_threads=env_int(env, "KGS_EMBEDDING_QUERY_THREADS", 1),
+                query_cache_entries=env_int(
                     env, "KGS_EMBEDDING_QUERY_CACHE_ENTRIES", 4096, allow_zero=True
                 ),
                 enabled=env.get("KGS_EMBEDDINGS", "on") != "off",
             ),
             ingest=IngestSettings(
-                max_file_bytes=_int(env, "KGS_INGEST_MAX_FILE_BYTES", 2_000_000),
-                scope_vector_index_min_paragraphs=_int(
+                max_file_bytes=env_int(env, "KGS_INGEST_MAX_FILE_BYTES", 2_000_000),
+                scope_vector_index_min_paragraphs=env_int(
                     env, "KGS_SCOPE_VECTOR_INDEX_MIN_PARAGRAPHS", 3000
                 ),
             ),
@@ -219,7 +220,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 model=env.get("KGS_LLM_MODEL") or "gpt-4o-mini",
                 api_key=env.get("KGS_LLM_API_KEY") or None,
                 timeout_s=_float(env, "KGS_LLM_TIMEOUT_S", 4.0),
-                max_output_tokens=_int(env, "KGS_LLM_MAX_OUTPUT_TOKENS", 300),
+                max_output_tokens=env_int(env, "KGS_LLM_MAX_OUTPUT_TOKENS", 300),
                 response_format=_choice(
                     env, "KGS_LLM_RESPONSE_FORMAT", ("json_schema", "json_object", "none")
                 ),
@@ -228,7 +229,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
-def _int(env: Mapping[str, str], name: str, default: int, *, allow_zero: bool = False) -> int:
+def env_int(env: Mapping[str, str], name: str, default: int, *, allow_zero: bool = False) -> int:
+    """An integer setting from `env`, `default` when unset; positive unless `allow_zero`."""
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -243,7 +245,7 @@ def _int(env: Mapping[str, str], name: str, default: int, *, allow_zero: bool = 
 
 
 def _at_least(env: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
-    value = _int(env, name, default)
+    value = env_int(env, name, default)
     if value < minimum:
         raise SettingsError(f"{name} must be {minimum} or more, got {value}")
     return value
@@ -274,22 +276,22 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
     return ApiSettings(
         keys=_api_keys(env),
         dev_mode=_choice(env, "KGS_API_DEV_MODE", ("off", "on")) == "on",
-        max_query_chars=_int(env, "KGS_API_MAX_QUERY_CHARS", 2000),
-        max_top_k=_int(env, "KGS_API_MAX_TOP_K", 50),
-        max_upload_bytes=_int(env, "KGS_API_MAX_UPLOAD_BYTES", 2_000_000),
-        max_page_size=_int(env, "KGS_API_MAX_PAGE_SIZE", 200),
-        trace_retention_count=_int(env, "KGS_API_TRACE_RETENTION", 1000),
+        max_query_chars=env_int(env, "KGS_API_MAX_QUERY_CHARS", 2000),
+        max_top_k=env_int(env, "KGS_API_MAX_TOP_K", 50),
+        max_upload_bytes=env_int(env, "KGS_API_MAX_UPLOAD_BYTES", 2_000_000),
+        max_page_size=env_int(env, "KGS_API_MAX_PAGE_SIZE", 200),
+        trace_retention_count=env_int(env, "KGS_API_TRACE_RETENTION", 1000),
         trace_retention_s=_float(env, "KGS_API_TRACE_RETENTION_S", 3600.0),
-        max_concurrent_answers=_int(env, "KGS_API_MAX_CONCURRENT_ANSWERS", 4),
-        answer_processes=_int(env, "KGS_API_ANSWER_PROCESSES", 2, allow_zero=True),
-        answer_threads=_int(env, "KGS_API_ANSWER_THREADS", 2),
+        max_concurrent_answers=env_int(env, "KGS_API_MAX_CONCURRENT_ANSWERS", 4),
+        answer_processes=env_int(env, "KGS_API_ANSWER_PROCESSES", 2, allow_zero=True),
+        answer_threads=env_int(env, "KGS_API_ANSWER_THREADS", 2),
         neo4j_retry_s=_float(env, "KGS_API_NEO4J_RETRY_S", 3.0),
         shutdown_grace_s=_float(env, "KGS_API_SHUTDOWN_GRACE_S", 10.0),
         schema_wait_s=_float(env, "KGS_API_SCHEMA_WAIT_S", 60.0),
-        rate_limit_requests=_int(env, "KGS_API_RATE_LIMIT_REQUESTS", 600, allow_zero=True),
+        rate_limit_requests=env_int(env, "KGS_API_RATE_LIMIT_REQUESTS", 600, allow_zero=True),
         rate_limit_window_s=_float(env, "KGS_API_RATE_LIMIT_WINDOW_S", 60.0),
-        rate_limit_max_identities=_int(env, "KGS_API_RATE_LIMIT_MAX_IDENTITIES", 10_000),
-        malloc_arenas=_int(env, "KGS_API_MALLOC_ARENAS", 2, allow_zero=True),
+        rate_limit_max_identities=env_int(env, "KGS_API_RATE_LIMIT_MAX_IDENTITIES", 10_000),
+        malloc_arenas=env_int(env, "KGS_API_MALLOC_ARENAS", 2, allow_zero=True),
     )
 
 
