@@ -61,7 +61,7 @@ def _plain(value: Any) -> bool:
     if kind is list:
         return all(type(v) in _SCALARS or _plain(v) for v in value)
     if kind is dict:
-        return all(_plain(v) for v in value.values())
+        return all(type(v) in _SCALARS or _plain(v) for v in value.values())
     return False
 
 

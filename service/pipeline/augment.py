@@ -45,7 +45,7 @@ from service.pipeline.facts import Fact, Passage
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
-from service.pipeline.spans import best_span, citation_id, mentions_any
+from service.pipeline.spans import best_span, citation_id, term_keys
 
 __all__ = [
     "Augmentation", "augment_documents", "document_rows", "fragment_id", "paragraph_citation",
@@ -272,7 +272,10 @@ def _neighbour_fragment(
     if not prose:
         return None
     lead = _lead(prose, set()) or prose[0]
-    best = max(prose, key=lambda r: (_relevance(str(r["text"]), plan.terms), -int(r["ordinal"])))
+    keys = term_keys(plan.terms)
+    best = max(
+        prose, key=lambda r: (_relevance(str(r["text"]), plan.terms, keys), -int(r["ordinal"]))
+    )
     rows = [lead] if best is lead else sorted([lead, best], key=lambda r: int(r["ordinal"]))
     taken.update(str(r["paragraphId"]) for r in rows)
     relation = f"{neighbour.direction}:{neighbour.relation}"
@@ -281,8 +284,10 @@ def _neighbour_fragment(
     )
 
 
-def _relevance(text: str, terms: Sequence[str]) -> float:
-    return best_span(text, terms).score if mentions_any(text, terms) else 0.0
+def _relevance(text: str, terms: Sequence[str], keys: Sequence[str]) -> float:
+    """best_span's score, 0 without splitting a text none of the terms' `keys` occur in."""
+    lower = text.lower()
+    return best_span(text, terms).score if any(key in lower for key in keys) else 0.0
 
 
 def _conflict_fragments(
@@ -298,8 +303,8 @@ def _conflict_fragments(
     knowledge_points = {n.document_id: n.id for n in neighbours if n.document_id}
     knowledge_points |= {h.document_id: h.knowledge_point_ids[0] for h in retrieval.hits
                          if h.knowledge_point_ids}  # fmt: skip
-    scan = scan_conflicts(passages, settings)
     direct = {h.document_id for h in retrieval.hits}
+    scan = scan_conflicts(passages, settings, focus=direct)
     chosen = select_conflicts(
         scan.conflicts, terms=plan.terms, direct_documents=direct, limit=settings.max_conflicts
     )

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Literal, Protocol, TypeVar
 
@@ -50,15 +50,17 @@ import msgspec
 from service.pipeline.facts import (
     DocumentProfile,
     Fact,
+    FactHead,
     FactKind,
     FactSettings,
     Passage,
     Scope,
     WordToken,
+    bind_facts,
     document_profiles,
     document_words,
     edit_fact,
-    extract_facts,
+    fact_heads,
     is_anchor_token,
     month_words,
     norm_token,
@@ -138,17 +140,61 @@ class ConflictScan(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def scan_conflicts(
-    passages: Iterable[Passage], settings: ConflictSettings | None = None
+    passages: Iterable[Passage],
+    settings: ConflictSettings | None = None,
+    *,
+    focus: Collection[str] | None = None,
 ) -> ConflictScan:
+    """`focus`: the documents the question is about (those retrieval matched directly), if not
+    all. Aligned statements and plain-word edits are then compared only where one side is in
+    one of them, since `select_conflicts` keeps no aligned conflict without such a side: two
+    graph neighbours' documents are not compared with each other (their attribute facts are,
+    because a subject the question names is kept from any document)."""
     settings = settings or ConflictSettings()
     passages = list(passages)
-    facts = extract_facts(passages, settings.facts)
+    heads = fact_heads(passages, settings.facts)
+    facts = bind_facts(passages, _contested(heads, focus), settings.facts)
     profiles = document_profiles(passages)
-    conflicts = detect_conflicts(facts, settings, profiles) + word_edits(
-        passages, settings, len(facts), profiles
+    conflicts = detect_conflicts(facts, settings, profiles, focus) + word_edits(
+        passages, settings, len(heads), profiles, focus
     )
     conflicts.sort(key=lambda c: c.sides[0].order)
     return ConflictScan(conflicts=tuple(conflicts), qualified=tuple(qualified_facts(facts)))
+
+
+def _contested(heads: Iterable[FactHead], focus: Collection[str] | None) -> list[FactHead]:
+    """The facts that can take part in a conflict or a qualified pair: an attribute subject
+    stated with two or more values, or an aligned fact sharing a half-frame and scope with a
+    fact of another document, one of them in `focus` (`_aligned_groups` compares only those).
+    Whole groups are kept, so detection over these gives exactly what it gives over all facts."""
+    heads = list(heads)
+    values: dict[str, set[str]] = {}
+    documents: dict[tuple[str, str, Scope], set[str]] = {}
+    for head in heads:
+        if head.kind != "aligned":
+            values.setdefault(head.key, set()).add(head.norm)
+            continue
+        for bucket in _buckets(head):
+            documents.setdefault(bucket, set()).add(head.document_id)
+    return [
+        head for head in heads
+        if (len(values[head.key]) > 1 if head.kind != "aligned"
+            else any(_compared(documents[b], focus) for b in _buckets(head)))
+    ]  # fmt: skip
+
+
+def _compared(documents: Collection[str], focus: Collection[str] | None) -> bool:
+    """Facts of these documents meet in a pair: two documents, one of them in focus."""
+    return len(documents) > 1 and (focus is None or any(d in focus for d in documents))
+
+
+def _in_focus(one: str, other: str, focus: Collection[str] | None) -> bool:
+    return focus is None or one in focus or other in focus
+
+
+def _buckets(head: FactHead) -> tuple[tuple[str, str, Scope], ...]:
+    """The half-frame buckets of `_aligned_groups`: (side, the words on that side, scope)."""
+    return ("before", head.before, head.scope), ("after", head.after, head.scope)
 
 
 _FUNCTION_WORDS = frozenset(
@@ -161,7 +207,8 @@ def word_edits(
     passages: Sequence[Passage],
     settings: ConflictSettings,
     first_order: int = 0,
-    profiles: dict[str, DocumentProfile] | None = None,
+    profiles: Mapping[str, DocumentProfile] | None = None,
+    focus: Collection[str] | None = None,
 ) -> list[Conflict]:
     """Plain words one document replaces in an otherwise equal stretch of another ("rugby
     league" / "cricket"), two documents at a time, when one is a near copy of the other. Both
@@ -175,12 +222,14 @@ def word_edits(
     counts = {d: Counter(words[d]) for d in documents}
     for i, one in enumerate(documents):
         for other in documents[i + 1 :]:
+            if not _in_focus(one, other, focus):
+                continue
             words_a, words_b = words[one], words[other]
             shorter, longer = sorted((one, other), key=lambda d: len(words[d]))
             # an upper bound on the words the two have in common, before the costly diff: the
             # shorter one's words that the longer one has at all
             common = counts[shorter].keys() & counts[longer].keys()
-            bound = sum(counts[shorter][w] for w in common)
+            bound = sum(map(counts[shorter].__getitem__, common))
             if bound < settings.word_edit_min_copy_share * len(words[shorter]):
                 continue
             ops = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
@@ -228,11 +277,12 @@ def _plain_edit(a: Sequence[WordToken], b: Sequence[WordToken], settings: Confli
 def detect_conflicts(
     facts: Sequence[Fact],
     settings: ConflictSettings | None = None,
-    profiles: dict[str, DocumentProfile] | None = None,
+    profiles: Mapping[str, DocumentProfile] | None = None,
+    focus: Collection[str] | None = None,
 ) -> list[Conflict]:
     """Conflicts in reading order of their first side. With the documents' `profiles`, aligned
     statements of two documents are compared only as an edit of one entity's page
-    (`_one_entity_edit`)."""
+    (`_one_entity_edit`); with `focus`, only when one of the two is in focus."""
     settings = settings or ConflictSettings()
     groups: dict[tuple[str, Scope], list[Fact]] = {}
     for fact in facts:
@@ -249,7 +299,7 @@ def detect_conflicts(
                 Conflict(kind=first.kind, subject=first.subject, key=key, scope=scope, sides=sides)
             )
     aligned = [f for f in facts if f.kind == "aligned"]
-    for members in _aligned_groups(aligned, settings, profiles):
+    for members in _aligned_groups(aligned, settings, profiles, focus):
         sides = _distinct(members)[: settings.max_values_per_conflict]
         if len(sides) >= 2:
             first = sides[0]
@@ -293,7 +343,8 @@ def _distinct(facts: Iterable[Fact]) -> tuple[Fact, ...]:
 def _aligned_groups(
     aligned: Sequence[Fact],
     settings: ConflictSettings,
-    profiles: dict[str, DocumentProfile] | None = None,
+    profiles: Mapping[str, DocumentProfile] | None = None,
+    focus: Collection[str] | None = None,
 ) -> list[list[Fact]]:
     """Aligned facts that contradict each other, grouped (pairs joined when they share a fact).
 
@@ -322,6 +373,7 @@ def _aligned_groups(
             for b in bucket[i + 1 :]:
                 if (
                     root(a.order) != root(b.order)
+                    and _in_focus(a.document_id, b.document_id, focus)
                     and _contradicts(a, b, settings)
                     and _one_entity_edit(a, b, profiles, settings)
                 ):
@@ -367,7 +419,7 @@ def _follows(a: Fact, b: Fact, window: int) -> bool:
 
 
 def _one_entity_edit(
-    a: Fact, b: Fact, profiles: dict[str, DocumentProfile] | None, settings: ConflictSettings
+    a: Fact, b: Fact, profiles: Mapping[str, DocumentProfile] | None, settings: ConflictSettings
 ) -> bool:
     """Two documents' differing statements read as one page edited, not two pages: the pages
     share at least `min_same_entity_share` of their names and figures (else they are about

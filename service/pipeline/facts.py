@@ -30,7 +30,7 @@ import functools
 import re
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
@@ -49,17 +49,21 @@ from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
 
 __all__ = [
     "DocumentProfile",
+    "DocumentProfiles",
     "DocumentWords",
     "Fact",
+    "FactHead",
     "FactKind",
     "FactSettings",
     "Passage",
     "Scope",
     "WordToken",
+    "bind_facts",
     "document_profiles",
     "document_words",
     "edit_fact",
     "extract_facts",
+    "fact_heads",
     "is_anchor_token",
     "month_words",
     "norm_token",
@@ -612,35 +616,92 @@ _NOT_ALIGNED_KINDS = frozenset({"table"})
 
 def extract_facts(passages: Iterable[Passage], settings: FactSettings | None = None) -> list[Fact]:
     """Every comparable fact of the passages, in reading order (passages as given)."""
+    passages = list(passages)
+    return bind_facts(passages, fact_heads(passages, settings), settings)
+
+
+class FactHead(msgspec.Struct, frozen=True, kw_only=True):
+    """What the conflict scan groups a fact by, read before the fact is bound to its document
+    and sentence: most facts of a question's documents meet no other value, and binding all of
+    them (sentence, line, tokens as written) cost more than the comparison itself."""
+
+    passage: int  # index into the passages
+    index: int  # among the passage's facts
+    order: int  # reading order among all the passages' facts: the bound Fact's `order`
+    document_id: str
+    kind: FactKind
+    key: str
+    norm: str
+    scope: Scope
+    before: str = ""  # aligned: the normalised frame words right before the value
+    after: str = ""  # and right after it
+
+
+def fact_heads(passages: Sequence[Passage], settings: FactSettings | None = None) -> list[FactHead]:
+    """The heads of every comparable fact of the passages, numbered as `extract_facts` numbers
+    them (at most `max_facts_per_document` per document)."""
     settings = settings or FactSettings()
-    facts: list[Fact] = []
+    heads: list[FactHead] = []
     per_document: dict[str, int] = {}
-    for passage in passages:
-        if passage.kind in _SKIPPED_KINDS:
+    for number, passage in enumerate(passages):
+        room = settings.max_facts_per_document - per_document.get(passage.document_id, 0)
+        if passage.kind in _SKIPPED_KINDS or room <= 0:
             continue
-        kept = per_document.get(passage.document_id, 0)
-        if kept >= settings.max_facts_per_document:
-            continue
-        new = [
-            msgspec.structs.replace(fact, order=len(facts) + i)
-            for i, fact in enumerate(_cached_passage_facts(passage, settings))
-        ]
-        new = new[: settings.max_facts_per_document - kept]
-        per_document[passage.document_id] = kept + len(new)
-        facts.extend(new)
-    return facts
+        found = _unbound_facts(passage, settings)[:room]
+        per_document[passage.document_id] = settings.max_facts_per_document - room + len(found)
+        for index, fact in enumerate(found):
+            before = after = ""
+            if fact.kind == "aligned":
+                # the key is "aligned:<before> _ <after>", normalised words joined by single
+                # spaces; no token is a lone "_" (a token starts with a letter or a figure)
+                before, _, after = fact.key.removeprefix("aligned:").partition(" _ ")
+            heads.append(
+                FactHead(passage=number, index=index, order=len(heads),
+                         document_id=passage.document_id, kind=fact.kind, key=fact.key,
+                         norm=fact.norm, scope=fact.scope, before=before, after=after)
+            )  # fmt: skip
+    return heads
 
 
-# The same documents are scanned for question after question, and extraction is pure: keep
-# the facts of recent paragraphs (numbered from 0; extract_facts renumbers them).
+def bind_facts(
+    passages: Sequence[Passage], heads: Iterable[FactHead], settings: FactSettings | None = None
+) -> list[Fact]:
+    """The Facts of the given heads, placed in their documents (in the order given)."""
+    settings = settings or FactSettings()
+    raw: dict[int, tuple[str, ...]] = {}  # a passage's tokens as written, for aligned facts
+    bound: list[Fact] = []
+    for head in heads:
+        passage = passages[head.passage]
+        fact = _unbound_facts(passage, settings)[head.index]
+        if isinstance(fact, Fact):
+            bound.append(msgspec.structs.replace(fact, order=head.order))
+            continue
+        tokens: tuple[str, ...] = ()
+        if fact.kind == "aligned":
+            if head.passage not in raw:
+                offsets = decode_analysis(passage.analysis).offsets  # type: ignore[union-attr]
+                text = passage.text
+                raw[head.passage] = tuple(
+                    map(text.__getitem__, map(slice, offsets[::2], offsets[1::2]))
+                )
+            tokens = raw[head.passage]
+        bound.append(_bound_fact(passage, fact, head.order, tokens))
+    return bound
+
+
+def _unbound_facts(passage: Passage, settings: FactSettings) -> Sequence[StoredFact | Fact]:
+    """The passage's stored facts (computed at ingest with the default settings), or, without
+    them, its facts extracted from the text (cached: that is a parse)."""
+    stored = decode_analysis(passage.analysis) if settings == _DEFAULT_SETTINGS else None
+    return stored.facts if stored is not None else _cached_passage_facts(passage, settings)
+
+
+# Facts extracted from a passage's text when it has no stored analysis (or the settings are
+# not the default ones the analysis was made with): the same documents are scanned question
+# after question, and extraction is pure (numbered from 0; bind_facts renumbers them).
 @functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
 def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fact, ...]:
-    stored = decode_analysis(passage.analysis) if settings == _DEFAULT_SETTINGS else None
-    if stored is None:
-        return tuple(_passage_facts(passage, settings))
-    offsets = stored.offsets if any(f.kind == "aligned" for f in stored.facts) else ()
-    raw = tuple(passage.text[offsets[i] : offsets[i + 1]] for i in range(0, len(offsets), 2))
-    return tuple(_bound_fact(passage, f, order, raw) for order, f in enumerate(stored.facts))
+    return tuple(_passage_facts(passage, settings))
 
 
 _DEFAULT_SETTINGS = FactSettings()
@@ -765,22 +826,45 @@ class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
         return len(self.anchors & other.anchors) / max(1, smaller)
 
 
-def document_profiles(passages: Sequence[Passage]) -> dict[str, DocumentProfile]:
-    """Each document's profile over the passages that give facts (linear, cached per text)."""
-    anchors: dict[str, set[str]] = {}
-    words: dict[str, set[str]] = {}
+class DocumentProfiles(Mapping[str, DocumentProfile]):
+    """Each document's profile over the passages that give facts, made when first asked for:
+    a scan needs the profiles only of documents whose statements meet (a few of a question's
+    documents, often none), and making one reads every word of its document."""
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self._passages: dict[str, list[Passage]] = {}
+        for passage in passages:
+            if passage.kind not in _SKIPPED_KINDS and passage.kind not in _NOT_ALIGNED_KINDS:
+                self._passages.setdefault(passage.document_id, []).append(passage)
+        self._made: dict[str, DocumentProfile] = {}
+
+    def __getitem__(self, document_id: str) -> DocumentProfile:
+        profile = self._made.get(document_id)
+        if profile is None:
+            profile = self._made[document_id] = _profile(self._passages[document_id])
+        return profile
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._passages)
+
+    def __len__(self) -> int:
+        return len(self._passages)
+
+
+def document_profiles(passages: Sequence[Passage]) -> DocumentProfiles:
+    """Each document's profile over the passages that give facts (made lazily, from the texts'
+    cached analyses)."""
+    return DocumentProfiles(passages)
+
+
+def _profile(passages: Iterable[Passage]) -> DocumentProfile:
+    anchors: set[str] = set()
+    words: set[str] = set()
     for passage in passages:
-        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
-            continue
         stored = decode_analysis(passage.analysis)
-        found = stored.anchors if stored else _text_anchors(passage.text)
-        anchors.setdefault(passage.document_id, set()).update(found)
-        words.setdefault(passage.document_id, set()).update(_passage_tokens(passage)[0])
-    return {
-        document: DocumentProfile(anchors=frozenset(anchors[document]),
-                                  words=frozenset(words[document]))
-        for document in anchors
-    }  # fmt: skip
+        anchors.update(stored.anchors if stored else _text_anchors(passage.text))
+        words.update(_passage_tokens(passage)[0])
+    return DocumentProfile(anchors=frozenset(anchors), words=frozenset(words))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)

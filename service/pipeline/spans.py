@@ -30,6 +30,7 @@ __all__ = [
     "mentions_any",
     "relevant_segments",
     "split_sentences",
+    "term_keys",
 ]
 
 # Han (with extension A, compatibility and extension B-F), kana and Hangul syllables; CJK
@@ -280,7 +281,13 @@ def mentions_any(text: str, terms: Sequence[str]) -> bool:
     Without one, every sentence of the text scores 0 in best_span: callers that rank many
     paragraphs skip splitting those."""
     lower = text.lower()
-    return any(key in lower for term in _compile_terms(terms) for key, _ in term.units)
+    return any(key in lower for key in term_keys(terms))
+
+
+def term_keys(terms: Sequence[str]) -> tuple[str, ...]:
+    """What `mentions_any` looks for: lower-case strings, one of which occurs in any text a
+    term matches (compile once, test many texts)."""
+    return tuple(key for term in _compile_terms(terms) for key, _ in term.units)
 
 
 def _compile_terms(terms: Sequence[str]) -> tuple[_Term, ...]:

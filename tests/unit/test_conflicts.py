@@ -12,11 +12,14 @@ from service.pipeline.conflicts import (
     ConflictSettings,
     answer_shapes,
     conflict_text,
+    detect_conflicts,
+    qualified_facts,
     scan_conflicts,
     select_conflicts,
+    word_edits,
 )
 from service.pipeline.context_pack import build_context_pack
-from service.pipeline.facts import Passage
+from service.pipeline.facts import Passage, document_profiles, extract_facts
 from service.pipeline.spans import citation_id
 
 FILLER = "Editorial notes follow the house style and carry no figures at all."
@@ -519,3 +522,59 @@ def test_qualified_fact_fragment_is_its_exact_sentence() -> None:
     assert text[fragment.start_offset : fragment.end_offset] == fragment.text
     assert fragment.text == "In the staging environment, the retry limit is 3."
     assert fragment.role == "direct_support" and fragment.source_boundary == "full_document"
+
+
+# --- what the scan compares: contested facts only, pairs with a focus document -----------------
+
+
+def _mixed_documents() -> list[Passage]:
+    """Attribute conflicts and qualified facts, aligned edits between three documents, a plain
+    word edit, a shared template about another entity, and facts that meet nothing."""
+    return (
+        document("a.md", CATHEDRAL.format(year=1856), "The retry limit is 3.",
+                 SCHOOL.format(kind="academy"), "In staging, the service port is 8080.")
+        + document("b.md", CATHEDRAL.format(year=1900), "The retry limit is 5.",
+                   CENSUS.format(people=909, households=310, families=250))
+        + document("c.md", CATHEDRAL.format(year=1921), SCHOOL.format(kind="university"),
+                   "In production, the service port is 443.",
+                   CENSUS.format(people=1500, households=310, families=250))
+    )  # fmt: skip
+
+
+def test_the_scan_binds_only_contested_facts_and_finds_what_all_facts_give() -> None:
+    passages = _mixed_documents()
+    settings = ConflictSettings()
+    facts = extract_facts(passages)
+    profiles = document_profiles(passages)
+    everything = detect_conflicts(facts, settings, profiles) + word_edits(
+        passages, settings, len(facts), profiles
+    )
+    everything.sort(key=lambda c: c.sides[0].order)
+    scan = scan_conflicts(passages)
+    assert scan.conflicts == tuple(everything)
+    assert len(scan.conflicts) >= 4  # retry limit, the cathedral year, the school, the census
+    assert scan.qualified == tuple(qualified_facts(facts))
+    assert [q.subject for q in scan.qualified] == ["service port"]
+
+
+def test_with_a_focus_two_other_documents_are_not_compared_with_each_other() -> None:
+    passages = _mixed_documents()
+    everything = scan_conflicts(passages).conflicts
+    focused = scan_conflicts(passages, focus={"d:a.md"}).conflicts
+    documents = [{side.document_id for side in c.sides} for c in focused]
+    # every aligned conflict has a side in a.md; b.md's census against c.md's is gone
+    assert all(
+        "d:a.md" in d for c, d in zip(focused, documents, strict=True) if c.kind == "aligned"
+    )
+    census = [c for c in everything if c.sides[0].sentence.startswith("As of the census")]
+    assert census and not any(c.sides[0].sentence.startswith("As of the census") for c in focused)
+    # the cathedral's three years: 1921 (c.md) contradicts a.md directly, so it stays a side
+    [cathedral] = [c for c in focused if "1856" in c.values]
+    assert cathedral.values == ("1856", "1900", "1921")
+    # attribute facts are compared in any document (a subject the question names is kept)
+    assert ("3", "5") in [c.values for c in focused]
+    # what the selection keeps for a question about a.md is unchanged
+    for terms in (["cathedral", "founded"], ["retry", "limit"], ["academy", "type"]):
+        assert select_conflicts(
+            focused, terms=terms, direct_documents={"d:a.md"}, limit=3
+        ) == select_conflicts(everything, terms=terms, direct_documents={"d:a.md"}, limit=3)
