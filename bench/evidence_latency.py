@@ -63,7 +63,7 @@ from service.answer.sentences import forget_public_texts
 from service.db import open_graph
 from service.db.graph import Graph
 from service.pipeline.analysis import forget_decoded
-from service.pipeline.augment import augment_documents
+from service.pipeline.augment import augment_documents, read_matched_documents
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.context_pack import build_context_pack
 from service.pipeline.facts import forget_facts
@@ -656,8 +656,9 @@ def time_scale(
         plan = plan_query(q, scope)
         vector = embed_in_background(embedder, plan.query)
         found = retrieve_spans(run, plan, vector, settings, top_k=top_k)
+        matched = read_matched_documents(run, found)  # as answer_question does
         context = build_graph_context(run, plan, found, settings)
-        augmentation = augment_documents(run, plan, found, context, settings)
+        augmentation = augment_documents(run, plan, found, context, settings, matched=matched)
         build_context_pack(
             augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
             unavailable=augmentation.unavailable,

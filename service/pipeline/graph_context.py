@@ -17,6 +17,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from ingest.relation_labels import compact_key
 from service.db.graph import Graph
+from service.pipeline.background import read_in_background
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import Intent, QueryPlan
 from service.pipeline.retrieval import Retrieval
@@ -193,18 +194,22 @@ def build_graph_context(
             available=True, anchor_id=None, anchor_title=None, anchor_reason=anchor_reason,
             degree={}, predecessors=(), successors=(), diagnostics=None, paths=(),
         )  # fmt: skip
+    operand_ids = [n.id for n in retrieval.names if n.operand is not None]
     try:
-        candidates = graph.read("graph/neighbour_candidates", scope=plan.scope, id=anchor_id)
-        degree_rows = graph.read("graph/degree_profile", scope=plan.scope, id=anchor_id)
-        operand_ids = [n.id for n in retrieval.names if n.operand is not None]
-        paths: list[dict[str, Any]] = []
+        # The three reads need only the anchor and the operands: the profile and the paths
+        # are read beside the candidates (each waits on Neo4j).
+        degree_read = read_in_background(
+            graph, "graph/degree_profile", scope=plan.scope, id=anchor_id
+        )
+        paths_read = None
         if plan.intent == "compare" and len(set(operand_ids)) >= 2:
-            paths = graph.read(
-                "graph/connection_paths",
-                scope=plan.scope,
-                source=operand_ids[0],
+            paths_read = read_in_background(
+                graph, "graph/connection_paths", scope=plan.scope, source=operand_ids[0],
                 target=operand_ids[1],
-            )
+            )  # fmt: skip
+        candidates = graph.read("graph/neighbour_candidates", scope=plan.scope, id=anchor_id)
+        degree_rows = degree_read.result()
+        paths = paths_read.result() if paths_read is not None else []
     except (DriverError, Neo4jError) as error:
         return GraphContext(
             available=False, anchor_id=anchor_id, anchor_title=anchor_title,
