@@ -60,10 +60,11 @@ from ingest.pipeline import IngestOptions, ingest
 from ingest.problems import Problem
 from ingest.units import ParsedSource, embedding_input, read_source
 from service.answer.sentences import forget_public_texts
+from service.api.state import freeze_startup_objects
 from service.db import open_graph
 from service.db.graph import Graph
 from service.pipeline.analysis import forget_decoded
-from service.pipeline.augment import augment_documents, read_matched_documents
+from service.pipeline.augment import augment_documents
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.context_pack import build_context_pack
 from service.pipeline.facts import forget_facts
@@ -656,9 +657,8 @@ def time_scale(
         plan = plan_query(q, scope)
         vector = embed_in_background(embedder, plan.query)
         found = retrieve_spans(run, plan, vector, settings, top_k=top_k)
-        matched = read_matched_documents(run, found)  # as answer_question does
         context = build_graph_context(run, plan, found, settings)
-        augmentation = augment_documents(run, plan, found, context, settings, matched=matched)
+        augmentation = augment_documents(run, plan, found, context, settings)
         build_context_pack(
             augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
             unavailable=augmentation.unavailable,
@@ -944,6 +944,10 @@ def main() -> None:
              "fulltext": FULLTEXT_INDEX, "threads": settings.embedding.max_threads},
             args.top_k,
         )  # fmt: skip
+        # As a served process does once started (service/api/state.py): what was allocated so
+        # far (the model, the generated corpora) stays out of garbage collection, so full
+        # collections scan only what questions allocate.
+        freeze_startup_objects()
         try:
             version = graph.driver.get_server_info().agent
             indexed = graph.read_text(

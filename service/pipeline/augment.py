@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future
 from typing import Any
 
 import msgspec
 
 from service.db.graph import Graph
-from service.pipeline.background import in_background
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.conflicts import (
     Conflict,
@@ -51,7 +49,7 @@ from service.pipeline.spans import best_span, citation_id, term_keys
 
 __all__ = [
     "Augmentation", "augment_documents", "document_rows", "fragment_id", "paragraph_citation",
-    "passage_of", "read_matched_documents",
+    "passage_of",
 ]  # fmt: skip
 
 _STRUCTURED = frozenset({"table", "code", "mermaid"})
@@ -77,14 +75,6 @@ def paragraph_citation(row: Row) -> str:
     return citation_id(str(row["paragraphId"]), 0, len(str(row["text"])))
 
 
-def read_matched_documents(graph: Graph, retrieval: Retrieval) -> Future[list[dict[str, Any]]]:
-    """The rows of the documents retrieval matched (`document_rows`), read in the background
-    from the end of retrieval on: pass the future to `augment_documents`, which then reads only
-    the graph neighbours' documents itself."""
-    documents = list(dict.fromkeys(h.document_id for h in retrieval.hits))
-    return in_background(document_rows, graph, documents)
-
-
 def augment_documents(
     graph: Graph,
     plan: QueryPlan,
@@ -92,10 +82,7 @@ def augment_documents(
     context: GraphContext,
     settings: PipelineSettings,
     conflict_settings: ConflictSettings | None = None,
-    *,
-    matched: Future[list[dict[str, Any]]] | None = None,
 ) -> Augmentation:
-    """`matched`: the matched documents' rows from `read_matched_documents`, if read early."""
     neighbours = [*context.predecessors, *context.successors]
     wanted = list(
         dict.fromkeys(
@@ -103,7 +90,7 @@ def augment_documents(
             + [n.document_id for n in neighbours if n.document_id]
         )
     )
-    rows = _read_documents(graph, wanted, matched)
+    rows = document_rows(graph, wanted)
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
@@ -338,21 +325,6 @@ def _conflict_fragments(
         for fact in sentences.values()
     ]
     return fragments
-
-
-def _read_documents(
-    graph: Graph, wanted: Sequence[str], early: Future[list[dict[str, Any]]] | None
-) -> list[dict[str, Any]]:
-    """The rows of the wanted documents in their order, reading those not read early."""
-    if early is None:
-        return document_rows(graph, wanted)
-    rows = early.result()  # shared by the passes of one answer: never changed in place
-    have = {r["documentId"] for r in rows}
-    rows = [*rows, *document_rows(graph, [d for d in wanted if d not in have])]
-    by_document: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        by_document.setdefault(row["documentId"], []).append(row)
-    return [row for document in wanted for row in by_document.get(document, ())]
 
 
 def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -41,7 +41,7 @@ from service.answer.sufficiency import (
     review_sufficiency,
 )
 from service.db.graph import Graph
-from service.pipeline.augment import Augmentation, augment_documents, read_matched_documents
+from service.pipeline.augment import Augmentation, augment_documents
 from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.context_pack import (
     DEFAULT_PACK_POLICY,
@@ -137,7 +137,6 @@ def answer_question(
     embedding = embed_in_background(embedder, plan.query) if embedder is not None else None
     retrieval = retrieve_spans(run, plan, embedding, settings, top_k=top_k)
     vector = embedding.result() if embedding is not None else None
-    matched = read_matched_documents(run, retrieval)  # beside graph context's reads
     lap("retrieval")
     named = {compact_key(n.matched): n.id for n in retrieval.names}
     operand_points = [(n.operand, n.id) for n in retrieval.names if n.operand is not None]
@@ -151,9 +150,7 @@ def answer_question(
         nonlocal support, validity  # read once, on the first pass
         context = build_graph_context(run, plan, retrieval, pass_settings)
         lap("graphContext")
-        augmentation = augment_documents(
-            run, plan, retrieval, context, pass_settings, matched=matched
-        )
+        augmentation = augment_documents(run, plan, retrieval, context, pass_settings)
         lap("augmentation")
         pack = build_context_pack(
             augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,

@@ -12,12 +12,7 @@ import pytest
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
-from service.pipeline.augment import augment_documents, read_matched_documents
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.explain import render_explain
-from service.pipeline.graph_context import build_graph_context
-from service.pipeline.plan import plan_query
-from service.pipeline.retrieval import retrieve_spans
 from service.pipeline.runner import QuestionError, answer_question
 from service.probes.runner import run_probes
 from service.settings import Settings, project_root
@@ -200,33 +195,3 @@ def test_probe_runner_reports_each_case_and_the_summary(
     assert lines[0] == "PASS budget_truncation" and lines[1] == "PASS deep_profile"
     assert lines[2].startswith("FAIL must_fail: roles_include")
     assert lines[-1] == "2 passed, 1 failed"
-
-
-def test_matched_documents_read_early_give_the_same_augmentation(
-    graph: Graph, embedder: SentenceTransformerEmbedder, corpus: tuple[Path, dict[str, str]]
-) -> None:
-    """answer_question reads the matched documents beside graph context's reads; augmentation
-    then reads only the neighbours' documents and keeps the one-read order of rows."""
-    _, scopes = corpus
-    settings = PipelineSettings()
-    plan = plan_query(
-        "compare the brittle glass vessel with the polymer cup", scopes["graphintent"]
-    )
-    vector = embedder.embed([plan.query])[0]
-    retrieval = retrieve_spans(graph, plan, vector, settings)
-    context = build_graph_context(graph, plan, retrieval, settings)
-    at_once = augment_documents(graph.child(), plan, retrieval, context, settings)
-    run = graph.child()
-    matched = read_matched_documents(run, retrieval)
-    early = augment_documents(run, plan, retrieval, context, settings, matched=matched)
-    assert early == at_once
-    again = augment_documents(run, plan, retrieval, context, settings, matched=matched)
-    assert again == at_once  # a second pass (recovery) reuses the early rows unchanged
-    matched_ids = {h.document_id for h in retrieval.hits}
-    neighbour_ids = {
-        n.document_id for n in [*context.predecessors, *context.successors] if n.document_id
-    } - matched_ids
-    assert neighbour_ids  # the late read has something to do
-    reads = [c.parameters["documentIds"] for c in run.calls
-             if c.statement == "evidence/document_paragraphs"]  # fmt: skip
-    assert set(reads[0]) == matched_ids and set(reads[1]) == neighbour_ids
