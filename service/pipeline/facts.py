@@ -679,14 +679,17 @@ def bind_facts(
         tokens: tuple[str, ...] = ()
         if fact.kind == "aligned":
             if head.passage not in raw:
-                offsets = decode_analysis(passage.analysis).offsets  # type: ignore[union-attr]
-                text = passage.text
-                raw[head.passage] = tuple(
-                    map(text.__getitem__, map(slice, offsets[::2], offsets[1::2]))
-                )
+                raw[head.passage] = _raw_tokens(passage)
             tokens = raw[head.passage]
         bound.append(_bound_fact(passage, fact, head.order, tokens))
     return bound
+
+
+def _raw_tokens(passage: Passage) -> tuple[str, ...]:
+    """The passage's tokens as written, cut from its text at their offsets."""
+    offsets = _passage_tokens(passage)[1]
+    text = passage.text
+    return tuple(map(text.__getitem__, map(slice, offsets[::2], offsets[1::2])))
 
 
 def _unbound_facts(passage: Passage, settings: FactSettings) -> Sequence[StoredFact | Fact]:
@@ -828,8 +831,8 @@ class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
 
 class DocumentProfiles(Mapping[str, DocumentProfile]):
     """Each document's profile over the passages that give facts, made when first asked for:
-    a scan needs the profiles only of documents whose statements meet (a few of a question's
-    documents, often none), and making one reads every word of its document."""
+    a scan needs the profiles only of documents whose statements it compares, and making one
+    reads every word of its document."""
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         self._passages: dict[str, list[Passage]] = {}
