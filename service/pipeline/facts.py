@@ -644,11 +644,11 @@ def fact_heads(passages: Sequence[Passage], settings: FactSettings | None = None
     heads: list[FactHead] = []
     per_document: dict[str, int] = {}
     for number, passage in enumerate(passages):
-        room = settings.max_facts_per_document - per_document.get(passage.document_id, 0)
-        if passage.kind in _SKIPPED_KINDS or room <= 0:
+        kept = per_document.get(passage.document_id, 0)
+        if passage.kind in _SKIPPED_KINDS or kept >= settings.max_facts_per_document:
             continue
-        found = _unbound_facts(passage, settings)[:room]
-        per_document[passage.document_id] = settings.max_facts_per_document - room + len(found)
+        found = _unbound_facts(passage, settings)[: settings.max_facts_per_document - kept]
+        per_document[passage.document_id] = kept + len(found)
         for index, fact in enumerate(found):
             before = after = ""
             if fact.kind == "aligned":
