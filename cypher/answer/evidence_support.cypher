@@ -1,4 +1,5 @@
 // mode: read
+// returns: paragraphId, documentId, path, cosine, updated, validUntil, supersededBy
 // Support signals of the retrieved paragraphs for the sufficiency review: each paragraph's
 // cosine to the question (stored embedding; null without one) and its document's validity
 // (updated, validUntil, supersededBy from the front matter).

@@ -1,4 +1,5 @@
 // mode: read
+// returns: documentId, path, title, paragraphs
 // Complete documents (the maximum source boundary): every paragraph of each document in
 // reading order, for small-to-big windows around spans and for neighbour evidence. One row per
 // document with its paragraphs as a list of maps (a row per paragraph cost twice the time in

@@ -1,4 +1,5 @@
 // mode: read
+// returns: titles, relations, confidences
 // Shortest relation paths (up to 3 hops) between two compare operands, with each hop's type
 // and confidence, for ranking by the same intent policy as the windows.
 // :param scope => 'waterglass'

@@ -1,4 +1,6 @@
 // mode: read
+// returns: direction, relation, confidence, provenance, sourceParagraphId, id, title, aliases
+// returns: kind, documentId, path
 // Every typed relation of the anchor, both directions, with what ranking needs: type,
 // confidence, provenance, and whether the neighbour has a source document to read.
 // :param scope => 'graphintent'

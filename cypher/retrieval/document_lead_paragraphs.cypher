@@ -1,4 +1,5 @@
 // mode: read
+// returns: paragraphId, documentId, ordinal
 // The first paragraphs of the documents describing the knowledge points a question names:
 // the knowledge-point channel of retrieval (a named concept's definition comes first).
 // :param documentIds => ['d_...']

@@ -1,4 +1,5 @@
 // mode: read
+// returns: paragraphId, documentId, score
 // Full-text channel: BM25 ranking inside one scope. $lucene is built by the service from the
 // question's terms, every term escaped, and starts with +scopeKey:<token of $scope>.
 // :param lucene => '+scopeKey:s0123456789abcdef +(waterglass)'

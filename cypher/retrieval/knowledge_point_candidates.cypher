@@ -1,4 +1,5 @@
 // mode: read
+// returns: id, title, aliases, documentId, path, score
 // Knowledge points whose names share a word (or a compact name form) with the question; the
 // service then keeps those whose whole name occurs in the question.
 // :param lucene => '+scopeKey:s0123456789abcdef +(waterglass "water glass")'

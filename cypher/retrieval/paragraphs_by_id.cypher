@@ -1,4 +1,6 @@
 // mode: read
+// returns: paragraphId, documentId, path, title, kind, text, ordinal, headingPath, startOffset
+// returns: endOffset, startLine, endLine, knowledgePointIds
 // The fused hits' paragraphs with their document and the knowledge points describing it.
 // :param ids => ['p_...']
 UNWIND $ids AS id

@@ -1,4 +1,5 @@
 // mode: read
+// returns: paragraphId, documentId, score
 // Dense channel for small scopes: exact cosine over every paragraph of the scope (no recall
 // loss from the approximate index, and the scope filter applies before ranking).
 // :param scope => 'waterglass'

@@ -1,4 +1,5 @@
 // mode: read
+// returns: paragraphId, documentId, score
 // Dense channel for large scopes: the HNSW vector index, oversampled ($candidates > $limit)
 // because Neo4j 5.26 applies the scope filter after the index's top-k.
 // :param vector => [0.1, ...]

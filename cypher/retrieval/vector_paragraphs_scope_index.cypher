@@ -1,4 +1,5 @@
 // mode: read
+// returns: paragraphId, documentId, score
 // Dense channel for large scopes with their own vector index (see cypher/scope/): the HNSW
 // search over this scope's paragraphs only, so no oversampling is needed.
 // :param indexName => 'paragraph_embedding_s0123456789abcdef'

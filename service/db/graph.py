@@ -167,7 +167,12 @@ class Graph:
                 with self.driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session:
-                    rows = [_row(record) for record in session.run(query, params)]
+                    result = session.run(query, params)
+                    rows: list[Row]
+                    if stmt.columns:  # packed: one record, its rows plain maps
+                        rows = result.single(strict=True)["rows"]
+                    else:
+                        rows = [_row(record) for record in result]
                 self._record(stmt, params, started, len(rows))
                 return rows
             except (Neo4jError, DriverError) as error:
@@ -261,7 +266,8 @@ class Graph:
         return {"kgs.statement": label}
 
     def _query(self, stmt: Statement, label: str) -> Query:
-        return Query(stmt.text, metadata=self._metadata(label), timeout=self.query_timeout_s)
+        text = stmt.packed_text if stmt.columns else stmt.text  # columns: reads only
+        return Query(text, metadata=self._metadata(label), timeout=self.query_timeout_s)
 
     def _unit(self, work: Callable[..., T], label: str) -> Callable[..., T]:
         return unit_of_work(timeout=self.query_timeout_s, metadata=self._metadata(label))(work)

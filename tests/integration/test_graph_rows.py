@@ -3,9 +3,12 @@ fast path (plain values) or the driver's conversion (nodes, temporal values)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from neo4j import Query
 
 from service.db import Graph
+from service.db.cypher_registry import CypherRegistry
 
 STATEMENT = (
     "RETURN 1 AS int, 1.5 AS float, 'x' AS text, null AS nothing, true AS flag, "
@@ -32,3 +35,25 @@ def test_nodes_still_become_maps(graph: Graph, scope: str) -> None:
         finally:
             session.run("MATCH (n:RowProbe {id: $id}) DELETE n", id=scope).consume()
     assert len(rows) == 1 and rows[0]["n"]["id"] == scope and type(rows[0]["n"]) is dict
+
+
+PACKED = (
+    "UNWIND range(1, 60) AS i\n"
+    "RETURN i, 'p' + toString(i) AS id, CASE WHEN i % 3 = 0 THEN null ELSE [i, 0.5] END AS list,\n"
+    "       {k: i} AS map, $blob AS blob\n"
+    "ORDER BY i % 7, i DESC"
+)
+
+
+def test_packed_rows_equal_the_rows_of_the_plain_statement(graph: Graph, tmp_path: Path) -> None:
+    """A statement that declares its columns travels in one record; the caller sees the same
+    rows, in the statement's own order, as running its text row by row."""
+    (tmp_path / "packed.cypher").write_text(
+        "// mode: read\n// returns: i, id, list, map, blob\n" + PACKED, encoding="utf-8"
+    )
+    registry = CypherRegistry.load(tmp_path)
+    packed = Graph(graph.driver, registry, database=graph.database, query_timeout_s=30)
+    rows = packed.read("packed", **PARAMETERS)
+    assert rows == graph.read_text(PACKED, PARAMETERS)
+    assert [r["i"] for r in rows[:3]] == [56, 49, 42]
+    assert packed.calls[-1].rows == 60

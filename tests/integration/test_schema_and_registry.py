@@ -1,4 +1,5 @@
 import pytest
+from neo4j import Query
 
 from service.db import Graph
 from service.db.cypher_registry import CypherRegistry
@@ -36,3 +37,15 @@ def test_every_statement_explains_with_its_declared_mode(graph: Graph, name: str
     stmt = graph.registry.get(name)
     kind = graph.query_type(stmt.text)
     assert kind in _EXPECTED_QUERY_TYPES[stmt.mode], f"{name}: EXPLAIN says {kind!r}"
+
+
+@pytest.mark.parametrize("name", [s.name for s in _SHIPPED if s.columns])
+def test_declared_columns_are_the_columns_the_statement_returns(graph: Graph, name: str) -> None:
+    """A packed statement is collected under its declared names: a column the file returns but
+    does not declare would be lost, a declared one it does not return would fail."""
+    stmt = graph.registry.get(name)
+    with graph.driver.session(database=graph.database) as session:
+        result = session.run(Query("EXPLAIN " + stmt.text))
+        keys = tuple(result.keys())
+        result.consume()
+    assert stmt.columns == keys

@@ -48,6 +48,39 @@ def test_malformed_files_are_rejected(tmp_path: Path, text: str, message: str) -
         CypherRegistry.load(tmp_path)
 
 
+def test_declared_columns_make_a_packed_statement(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "r",
+        "// mode: read\n// returns: a, b\n// returns: c\n"
+        "UNWIND [1, 2] AS a RETURN a, 2 AS b, 3 AS c",
+    )
+    _write(tmp_path, "plain", "// mode: read\nRETURN 1 AS a")
+    registry = CypherRegistry.load(tmp_path)
+    stmt = registry.get("r")
+    assert stmt.columns == ("a", "b", "c")
+    assert stmt.text == "UNWIND [1, 2] AS a RETURN a, 2 AS b, 3 AS c"  # what Browser is given
+    assert stmt.packed_text == (
+        "CALL () {\nUNWIND [1, 2] AS a RETURN a, 2 AS b, 3 AS c\n}\n"
+        "RETURN collect({a: a, b: b, c: c}) AS rows"
+    )
+    assert registry.get("plain").columns == ()
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "// mode: write\n// returns: a",
+        "// mode: read\n// returns: a, b c",
+        "// mode: read\n// returns: `a`",
+    ],
+)
+def test_columns_are_declared_only_on_reads_and_as_plain_names(tmp_path: Path, header: str) -> None:
+    _write(tmp_path, "bad", header + "\nRETURN 1 AS a")
+    with pytest.raises(CypherRegistryError, match="returns"):
+        CypherRegistry.load(tmp_path)
+
+
 def test_unknown_name(tmp_path: Path) -> None:
     _write(tmp_path, "a", "// mode: read\nRETURN 1")
     with pytest.raises(CypherRegistryError, match="no Cypher statement named 'b'"):
