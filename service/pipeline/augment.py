@@ -62,7 +62,8 @@ class Augmentation(msgspec.Struct, frozen=True, kw_only=True):
     unavailable: tuple[SourceDecision, ...]
     observed_ids: frozenset[str]
     documents_read: tuple[str, ...]  # paths read completely
-    # The rows of those documents, in reading order: the answer stage quotes from them.
+    # The rows of those documents, in reading order: the answer stage quotes from them (each
+    # row also holds its stored analysis, which nothing past this stage reads).
     paragraphs: tuple[dict[str, Any], ...] = ()
 
 
@@ -155,7 +156,7 @@ def augment_documents(
         unavailable=tuple(unavailable),
         observed_ids=frozenset(observed),
         documents_read=tuple(dict.fromkeys(str(r["path"]) for r in rows)),
-        paragraphs=tuple({k: v for k, v in r.items() if k != "analysis"} for r in rows),
+        paragraphs=tuple(rows),
     )
 
 
