@@ -7,13 +7,13 @@ A statement's name is its path below cypher/ without the suffix (`schema/paragra
     // mode: write     the statement writes graph data
     // mode: schema    an index or constraint command
 
-A read may also declare its result columns, `// returns: paragraphId, documentId, score` (on as
-many such lines as it needs). Its rows
-then travel packed: the service runs the statement inside `CALL () { ... }` and receives one
-record holding the list of rows. Bolt sends every row as a message of its own, and the Python
-driver spends some 45 µs of CPU on each (two socket reads and its framing), so a 40-row read
-costs 1-2 ms more unpacked; the integration tests check each declaration against the columns
-EXPLAIN reports.
+A read that returns plain values (no nodes or paths) may also declare its result columns,
+`// returns: paragraphId, documentId, score`, on as many such lines as it needs. Its rows then
+travel packed: the service runs the statement inside `CALL () { ... }` and receives one record
+holding the list of rows. Bolt sends every row as a message of its own, and the Python driver
+spends some 45 µs of CPU on each (two socket reads and its framing), so a 40-row read costs
+1-2 ms more unpacked; the integration tests check each declaration against the columns EXPLAIN
+reports.
 
 The rest of the file is the statement, exactly as a person can paste it into Neo4j Browser after
 setting its `$parameters` with `:param`.
