@@ -56,6 +56,7 @@ import msgspec
 
 from service.pipeline.facts import (
     DocumentProfile,
+    DocumentWords,
     Fact,
     FactHead,
     FactKind,
@@ -65,6 +66,7 @@ from service.pipeline.facts import (
     WordToken,
     bind_facts,
     document_profiles,
+    document_vocabularies,
     document_words,
     edit_fact,
     fact_heads,
@@ -221,27 +223,35 @@ def word_edits(
     league" / "cricket"), two documents at a time, when one is a near copy of the other. Both
     sides are lower-case words (names and figures are aligned facts), neither is a spelling
     variant of the other or holds it, and both sentences carry the same condition scope."""
-    tokens = document_words(passages, settings.word_edit_max_document_tokens)
+    limit, share = settings.word_edit_max_document_tokens, settings.word_edit_min_copy_share
+    vocabularies = document_vocabularies(passages, limit)
     need = settings.word_edit_min_shared_tokens
     found: list[Conflict] = []
-    documents = sorted(tokens)
-    words = {d: tokens[d].norms for d in documents}
-    counts = {d: Counter(words[d]) for d in documents}
+    documents = sorted(vocabularies)
+    tokens: dict[str, DocumentWords] = {}  # read only for pairs that pass the first bound
+    counts: dict[str, Counter[str]] = {}
     for i, one in enumerate(documents):
         for other in documents[i + 1 :]:
             if not _in_focus(one, other, focus):
                 continue
-            words_a, words_b = words[one], words[other]
-            shorter, longer = sorted((one, other), key=lambda d: len(words[d]))
-            # an upper bound on the words the two have in common, before the costly diff: the
-            # shorter one's words that the longer one has at all
-            common = counts[shorter].keys() & counts[longer].keys()
-            bound = sum(map(counts[shorter].__getitem__, common))
-            if bound < settings.word_edit_min_copy_share * len(words[shorter]):
+            # Upper bounds on the words the two have in common, before the costly diff. First:
+            # the shorter one's tokens, less one for each distinct word the longer one lacks.
+            shorter, longer = sorted((one, other), key=lambda d: vocabularies[d][1])
+            short_words, short_count = vocabularies[shorter]
+            if short_count - len(short_words - vocabularies[longer][0]) < share * short_count:
                 continue
+            # Then: the shorter one's tokens whose word the longer one has at all.
+            tokens = tokens or document_words(passages, limit)
+            for d in (shorter, longer):
+                if d not in counts:
+                    counts[d] = Counter(tokens[d].norms)
+            common = counts[shorter].keys() & counts[longer].keys()
+            if sum(map(counts[shorter].__getitem__, common)) < share * short_count:
+                continue
+            words_a, words_b = tokens[one].norms, tokens[other].norms
             ops = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
             same = sum(op[2] - op[1] for op in ops if op[0] == "equal")
-            if same < settings.word_edit_min_copy_share * min(len(words_a), len(words_b)):
+            if same < share * min(len(words_a), len(words_b)):
                 continue  # not one text edited: pages that share a template or some sentences
             for k in range(1, len(ops) - 1):
                 op, a_lo, a_hi, b_lo, b_hi = ops[k]
@@ -361,11 +371,11 @@ def _aligned_groups(
     k = settings.facts.aligned_context_tokens
     buckets: dict[tuple[str, str, Scope], list[Fact]] = {}
     for fact in aligned:
-        before = fact.tokens[max(0, fact.token_start - k) : fact.token_start]
-        after = fact.tokens[fact.token_end : fact.token_end + k]
+        norms = fact.tokens.norms
+        before = norms[max(0, fact.token_start - k) : fact.token_start]
+        after = norms[fact.token_end : fact.token_end + k]
         for side, words in (("before", before), ("after", after)):
-            frame = " ".join(norm_token(t) for t in words)
-            buckets.setdefault((side, frame, fact.scope), []).append(fact)
+            buckets.setdefault((side, " ".join(words), fact.scope), []).append(fact)
     parent: dict[int, int] = {}
 
     def root(order: int) -> int:
@@ -420,8 +430,8 @@ def _follows(a: Fact, b: Fact, window: int) -> bool:
     """a's value comes again within `window` words after b's value: b inserted words before
     an unchanged statement ("Early life and education Hill was born" against "Hill was born"),
     it did not replace a's value."""
-    run = [norm_token(t) for t in a.tokens[a.token_start : a.token_end]]
-    after = [norm_token(t) for t in b.tokens[b.token_end : b.token_end + window + len(run)]]
+    run = list(a.tokens.norms[a.token_start : a.token_end])
+    after = list(b.tokens.norms[b.token_end : b.token_end + window + len(run)])
     return any(after[i : i + len(run)] == run for i in range(len(after) - len(run) + 1))
 
 
@@ -461,40 +471,41 @@ def _same_figure(a: str, b: str) -> bool:
 def differing_tokens(a: Fact, b: Fact) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The two value runs without the tokens they start or end alike with (as written): what
     the edit changed. "Train (2013" against "Train (2016" changed a year, not a name."""
-    run_a = a.tokens[a.token_start : a.token_end]
-    run_b = b.tokens[b.token_start : b.token_end]
+    run_a = a.tokens.norms[a.token_start : a.token_end]
+    run_b = b.tokens.norms[b.token_start : b.token_end]
+    shorter = min(len(run_a), len(run_b))
     lo = 0
-    while lo < min(len(run_a), len(run_b)) and norm_token(run_a[lo]) == norm_token(run_b[lo]):
+    while lo < shorter and run_a[lo] == run_b[lo]:
         lo += 1
     hi = 0
-    while hi < min(len(run_a), len(run_b)) - lo and norm_token(run_a[-1 - hi]) == norm_token(
-        run_b[-1 - hi]
-    ):
+    while hi < shorter - lo and run_a[-1 - hi] == run_b[-1 - hi]:
         hi += 1
-    return run_a[lo : len(run_a) - hi], run_b[lo : len(run_b) - hi]
+    return (a.tokens[a.token_start + lo : a.token_end - hi],
+            b.tokens[b.token_start + lo : b.token_end - hi])  # fmt: skip
 
 
 def _shared_context(a: Fact, b: Fact) -> tuple[int, int]:
     """How many tokens the two statements share right before and right after their values,
     and how many of those are figures or names."""
-    shared: list[str] = []
+    norms_a, norms_b = a.tokens.norms, b.tokens.norms
+    shared: list[int] = []  # indexes into a's tokens
     step = 1
     while (
         a.token_start - step >= 0
         and b.token_start - step >= 0
-        and norm_token(a.tokens[a.token_start - step]) == norm_token(b.tokens[b.token_start - step])
+        and norms_a[a.token_start - step] == norms_b[b.token_start - step]
     ):
-        shared.append(a.tokens[a.token_start - step])
+        shared.append(a.token_start - step)
         step += 1
     step = 0
     while (
-        a.token_end + step < len(a.tokens)
-        and b.token_end + step < len(b.tokens)
-        and norm_token(a.tokens[a.token_end + step]) == norm_token(b.tokens[b.token_end + step])
+        a.token_end + step < len(norms_a)
+        and b.token_end + step < len(norms_b)
+        and norms_a[a.token_end + step] == norms_b[b.token_end + step]
     ):
-        shared.append(a.tokens[a.token_end + step])
+        shared.append(a.token_end + step)
         step += 1
-    return len(shared), sum(1 for token in shared if is_anchor_token(token))
+    return len(shared), sum(1 for index in shared if is_anchor_token(a.tokens[index]))
 
 
 class _Finding(Protocol):

@@ -31,6 +31,7 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import overload
 
 import msgspec
 
@@ -60,6 +61,7 @@ __all__ = [
     "WordToken",
     "bind_facts",
     "document_profiles",
+    "document_vocabularies",
     "document_words",
     "edit_fact",
     "extract_facts",
@@ -96,6 +98,51 @@ class Passage(msgspec.Struct, frozen=True, kw_only=True):
     analysis: bytes = b""  # the paragraph's stored TextAnalysis (analysis.py), if any
 
 
+class ParagraphTokens:
+    """A paragraph's tokens (citation marks left out): their normalised forms, which the scan
+    compares, and the forms as written, cut from the text only when read (`tokens[i]`,
+    `tokens[lo:hi]`). A question's aligned facts sit in some 70 paragraphs of 60 tokens; cutting
+    all of them up front cost more than the comparisons that read a few dozen."""
+
+    __slots__ = ("_offsets", "_text", "norms")
+
+    def __init__(self, norms: Sequence[str], text: str, offsets: Sequence[int]) -> None:
+        self.norms = norms  # norm_token of each token as written
+        self._text = text
+        self._offsets = offsets  # start, end of each token in the text
+
+    def __len__(self) -> int:
+        return len(self.norms)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self.norms))))
+        if index < 0:
+            index += len(self.norms)
+        if not 0 <= index < len(self.norms):
+            raise IndexError(index)
+        return self._text[self._offsets[2 * index] : self._offsets[2 * index + 1]]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParagraphTokens):
+            return NotImplemented
+        return (tuple(self.norms) == tuple(other.norms) and self._text == other._text
+                and list(self._offsets) == list(other._offsets))  # fmt: skip
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+    def __repr__(self) -> str:
+        return f"ParagraphTokens({self[:]!r})"
+
+
+NO_TOKENS = ParagraphTokens((), "", ())
+
+
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
     kind: FactKind
     subject: str  # normalised subject with its attribute, e.g. "calibration tolerance"
@@ -114,7 +161,7 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     start_offset: int  # of the sentence in the source file
     line: int  # 1-based line of the sentence in the source file
     order: int  # reading order of the fact among all extracted facts
-    tokens: tuple[str, ...] = ()  # aligned: the paragraph's tokens as written
+    tokens: ParagraphTokens = NO_TOKENS  # aligned: the paragraph's tokens
     token_start: int = 0  # aligned: the value's token range in `tokens`
     token_end: int = 0
 
@@ -568,7 +615,7 @@ def _ends_sentence(token: str, gap: str) -> bool:
 
 def _aligned_facts(
     passage: Passage, sentences: Sequence[tuple[int, int]], settings: FactSettings
-) -> list[tuple[int, int, int, int, int, str, tuple[str, ...]]]:
+) -> list[tuple[int, int, int, int, int, str, ParagraphTokens]]:
     """Value runs of a paragraph with their token frames: (sentence index, token start,
     token end, char start, char end, frame key, tokens). Citation marks ([1], [edit]) are
     ignored, so an edited copy with different reference markup still aligns."""
@@ -577,8 +624,9 @@ def _aligned_facts(
     matches = list(_TOKEN.finditer(masked))
     raw = tuple(m.group() for m in matches)
     tokens = tuple(norm_token(t) for t in raw)
+    paragraph = ParagraphTokens(tokens, text, [i for m in matches for i in m.span()])
     k = settings.aligned_context_tokens
-    found: list[tuple[int, int, int, int, int, str, tuple[str, ...]]] = []
+    found: list[tuple[int, int, int, int, int, str, ParagraphTokens]] = []
     index = 0
     while index < len(raw):
         if not _is_value_token(raw[index]):
@@ -602,7 +650,7 @@ def _aligned_facts(
             if sentence is not None:
                 before, after = tokens[index - k : index], tokens[end : end + k]
                 frame = " ".join(before) + " _ " + " ".join(after)
-                found.append((sentence, index, end, char_start, char_end, frame, raw))
+                found.append((sentence, index, end, char_start, char_end, frame, paragraph))
         index = end
     return found
 
@@ -668,7 +716,7 @@ def bind_facts(
 ) -> list[Fact]:
     """The Facts of the given heads, placed in their documents (in the order given)."""
     settings = settings or FactSettings()
-    raw: dict[int, tuple[str, ...]] = {}  # a passage's tokens as written, for aligned facts
+    tokens: dict[int, ParagraphTokens] = {}  # by passage, for aligned facts
     bound: list[Fact] = []
     for head in heads:
         passage = passages[head.passage]
@@ -676,20 +724,16 @@ def bind_facts(
         if isinstance(fact, Fact):
             bound.append(msgspec.structs.replace(fact, order=head.order))
             continue
-        tokens: tuple[str, ...] = ()
-        if fact.kind == "aligned":
-            if head.passage not in raw:
-                raw[head.passage] = _raw_tokens(passage)
-            tokens = raw[head.passage]
-        bound.append(_bound_fact(passage, fact, head.order, tokens))
+        if fact.kind == "aligned" and head.passage not in tokens:
+            tokens[head.passage] = paragraph_tokens(passage)
+        bound.append(_bound_fact(passage, fact, head.order, tokens.get(head.passage, NO_TOKENS)))
     return bound
 
 
-def _raw_tokens(passage: Passage) -> tuple[str, ...]:
-    """The passage's tokens as written, cut from its text at their offsets."""
-    offsets = _passage_tokens(passage)[1]
-    text = passage.text
-    return tuple(map(text.__getitem__, map(slice, offsets[::2], offsets[1::2])))
+def paragraph_tokens(passage: Passage) -> ParagraphTokens:
+    """The passage's tokens, from its stored analysis when it has one."""
+    norms, offsets = _passage_tokens(passage)
+    return ParagraphTokens(norms, passage.text, offsets)
 
 
 def _unbound_facts(passage: Passage, settings: FactSettings) -> Sequence[StoredFact | Fact]:
@@ -757,7 +801,7 @@ def _passage_facts(passage: Passage, settings: FactSettings) -> list[Fact]:
         facts.append(
             _fact(passage, s_start, s_end, sentence_text, len(facts), kind="aligned",
                   subject=frame.replace(" _ ", " … "), key=f"aligned:{frame}", value=value,
-                  norm=" ".join(norm_token(t) for t in tokens[t_start:t_end]), scope=scope,
+                  norm=" ".join(tokens.norms[t_start:t_end]), scope=scope,
                   value_start=c_start, value_end=c_end, tokens=tokens, token_start=t_start,
                   token_end=t_end)
         )  # fmt: skip
@@ -812,6 +856,26 @@ def document_words(passages: Sequence[Passage], max_tokens: int) -> dict[str, Do
             words.passages.append(number)
             words.norms.extend(norms)
     return found
+
+
+def document_vocabularies(
+    passages: Sequence[Passage], max_tokens: int
+) -> dict[str, tuple[set[str], int]]:
+    """Each document's distinct words and number of tokens over exactly the tokens
+    `document_words` gives it, without building its word list: enough to rule out most pairs
+    of documents as near copies of each other."""
+    words: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    for passage in passages:
+        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
+            continue
+        kept = counts.get(passage.document_id, 0)
+        norms = _passage_tokens(passage)[0]
+        if kept + len(norms) > max_tokens:
+            norms = norms[: max(0, max_tokens - kept)]
+        words.setdefault(passage.document_id, set()).update(norms)
+        counts[passage.document_id] = kept + len(norms)
+    return {document: (words[document], counts[document]) for document in words}
 
 
 class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
@@ -921,16 +985,16 @@ def paragraph_analysis(text: str, kind: str) -> bytes:
     )  # fmt: skip
 
 
-def _bound_fact(passage: Passage, stored: StoredFact, order: int, raw: tuple[str, ...]) -> Fact:
+def _bound_fact(passage: Passage, stored: StoredFact, order: int, tokens: ParagraphTokens) -> Fact:
     """A stored fact placed in its passage's document (the text supplies value and sentence;
-    `raw` is the paragraph's tokens as written, which aligned facts carry)."""
+    `tokens` are the paragraph's, which aligned facts carry)."""
     text = passage.text
     return _fact(
         passage, stored.sentence_start, stored.sentence_end,
         text[stored.sentence_start : stored.sentence_end], order, kind=stored.kind,
         subject=stored.subject, key=stored.key, value=text[stored.value_start : stored.value_end],
         norm=stored.norm, scope=stored.scope, value_start=stored.value_start,
-        value_end=stored.value_end, tokens=raw if stored.kind == "aligned" else (),
+        value_end=stored.value_end, tokens=tokens,
         token_start=stored.token_start, token_end=stored.token_end,
     )  # fmt: skip
 
@@ -938,8 +1002,8 @@ def _bound_fact(passage: Passage, stored: StoredFact, order: int, raw: tuple[str
 def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:
     """An aligned fact for the words first..last of a passage (an edit found by comparing two
     documents word by word), with its sentence and that sentence's condition scope."""
-    masked = _mask_citations(passage.text)
-    raw = tuple(m.group() for m in _TOKEN.finditer(masked))
+    tokens = paragraph_tokens(passage)
+    norms = tokens.norms
     sentence = next(
         (s for s in split_sentences(passage.text) if s.start <= first.start < s.end),
         None,
@@ -947,13 +1011,13 @@ def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -
     lo, hi = (sentence.start, sentence.end) if sentence else (0, len(passage.text))
     text = passage.text[lo:hi]
     value = passage.text[first.start : last.end]
-    before = " ".join(norm_token(t) for t in raw[max(0, first.index - 3) : first.index])
-    after = " ".join(norm_token(t) for t in raw[last.index + 1 : last.index + 4])
+    before = " ".join(norms[max(0, first.index - 3) : first.index])
+    after = " ".join(norms[last.index + 1 : last.index + 4])
     return _fact(
         passage, lo, hi, text, order, kind="aligned", subject=f"{before} … {after}",
         key=f"aligned:{before} _ {after}",
-        value=value, norm=" ".join(norm_token(t) for t in raw[first.index : last.index + 1]),
-        scope=qualifiers(text), value_start=first.start, value_end=last.end, tokens=raw,
+        value=value, norm=" ".join(norms[first.index : last.index + 1]),
+        scope=qualifiers(text), value_start=first.start, value_end=last.end, tokens=tokens,
         token_start=first.index, token_end=last.index + 1,
     )  # fmt: skip
 
@@ -973,7 +1037,7 @@ def _fact(
     scope: Scope,
     value_start: int,
     value_end: int,
-    tokens: tuple[str, ...] = (),
+    tokens: ParagraphTokens = NO_TOKENS,
     token_start: int = 0,
     token_end: int = 0,
 ) -> Fact:
