@@ -20,8 +20,10 @@ from service.pipeline.analysis import (
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.facts import (
     FactSettings,
+    ParagraphTokens,
     Passage,
     document_profiles,
+    document_vocabularies,
     document_words,
     extract_facts,
     forget_facts,
@@ -80,6 +82,31 @@ def test_stored_analysis_equals_computing_from_the_text() -> None:
     assert scan.conflicts
     forget_facts()
     assert scan_conflicts(stored) == scan
+
+
+@pytest.mark.parametrize("limit", [3000, 400, 1])
+def test_vocabularies_hold_exactly_the_words_document_words_reads(limit: int) -> None:
+    """The near-copy test's first bound stands only if each vocabulary covers the very tokens
+    the word lists hold, cut at the same limit."""
+    passages = _passages(_texts(), stored=True)
+    words = document_words(passages, limit)
+    vocabularies = document_vocabularies(passages, limit)
+    assert vocabularies == {d: (set(w.norms), len(w.norms)) for d, w in words.items()}
+    if limit < 3000:  # some document is cut at the limit
+        assert max(count for _, count in vocabularies.values()) == limit
+
+
+def test_paragraph_tokens_cut_the_text_where_they_are_read() -> None:
+    text = "Hill [2] was born in 1919."
+    offsets = (0, 4, 9, 12, 13, 17, 18, 20, 21, 25)  # "[2]" is no token
+    tokens = ParagraphTokens(("hill", "was", "born", "in", "1919"), text, offsets)
+    assert len(tokens) == 5 and tokens[0] == "Hill" and tokens[-1] == "1919"
+    assert tokens[1:3] == ("was", "born") and tokens[3:99] == ("in", "1919") and tokens[4:2] == ()
+    with pytest.raises(IndexError):
+        tokens[5]
+    same = ParagraphTokens(["hill", "was", "born", "in", "1919"], text, list(offsets))
+    assert tokens == same and hash(tokens) == hash(same)
+    assert tokens != ParagraphTokens(tokens.norms, text.replace("1919", "1920"), offsets)
 
 
 def test_stale_or_unreadable_analysis_is_computed_again() -> None:
