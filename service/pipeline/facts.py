@@ -56,6 +56,7 @@ __all__ = [
     "FactHead",
     "FactKind",
     "FactSettings",
+    "ParagraphTokens",
     "Passage",
     "Scope",
     "WordToken",
@@ -724,13 +725,16 @@ def bind_facts(
         if isinstance(fact, Fact):
             bound.append(msgspec.structs.replace(fact, order=head.order))
             continue
-        if fact.kind == "aligned" and head.passage not in tokens:
-            tokens[head.passage] = paragraph_tokens(passage)
-        bound.append(_bound_fact(passage, fact, head.order, tokens.get(head.passage, NO_TOKENS)))
+        own = NO_TOKENS
+        if fact.kind == "aligned":
+            if head.passage not in tokens:
+                tokens[head.passage] = _paragraph_tokens(passage)
+            own = tokens[head.passage]
+        bound.append(_bound_fact(passage, fact, head.order, own))
     return bound
 
 
-def paragraph_tokens(passage: Passage) -> ParagraphTokens:
+def _paragraph_tokens(passage: Passage) -> ParagraphTokens:
     """The passage's tokens, from its stored analysis when it has one."""
     norms, offsets = _passage_tokens(passage)
     return ParagraphTokens(norms, passage.text, offsets)
@@ -1002,7 +1006,7 @@ def _bound_fact(passage: Passage, stored: StoredFact, order: int, tokens: Paragr
 def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:
     """An aligned fact for the words first..last of a passage (an edit found by comparing two
     documents word by word), with its sentence and that sentence's condition scope."""
-    tokens = paragraph_tokens(passage)
+    tokens = _paragraph_tokens(passage)
     norms = tokens.norms
     sentence = next(
         (s for s in split_sentences(passage.text) if s.start <= first.start < s.end),
