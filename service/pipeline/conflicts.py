@@ -70,6 +70,7 @@ from service.pipeline.facts import (
     document_words,
     edit_fact,
     fact_heads,
+    frame_halves,
     is_anchor_token,
     month_words,
     norm_token,
@@ -368,14 +369,10 @@ def _aligned_groups(
     Candidates meet in a bucket by the words right before the value or by the words right
     after it, so a typo or a reworded word on one side of an edit ("the present chuch") does
     not hide it; each bucket is cut at `aligned_max_bucket` facts."""
-    k = settings.facts.aligned_context_tokens
     buckets: dict[tuple[str, str, Scope], list[Fact]] = {}
     for fact in aligned:
-        norms = fact.tokens.norms
-        before = norms[max(0, fact.token_start - k) : fact.token_start]
-        after = norms[fact.token_end : fact.token_end + k]
-        for side, words in (("before", before), ("after", after)):
-            buckets.setdefault((side, " ".join(words), fact.scope), []).append(fact)
+        for side, words in zip(("before", "after"), frame_halves(fact.key), strict=True):
+            buckets.setdefault((side, words, fact.scope), []).append(fact)
     parent: dict[int, int] = {}
 
     def root(order: int) -> int:

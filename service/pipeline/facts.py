@@ -67,6 +67,7 @@ __all__ = [
     "edit_fact",
     "extract_facts",
     "fact_heads",
+    "frame_halves",
     "is_anchor_token",
     "month_words",
     "norm_token",
@@ -701,15 +702,21 @@ def fact_heads(passages: Sequence[Passage], settings: FactSettings | None = None
         for index, fact in enumerate(found):
             before = after = ""
             if fact.kind == "aligned":
-                # the key is "aligned:<before> _ <after>", normalised words joined by single
-                # spaces; no token is a lone "_" (a token starts with a letter or a figure)
-                before, _, after = fact.key.removeprefix("aligned:").partition(" _ ")
+                before, after = frame_halves(fact.key)
             heads.append(
                 FactHead(passage=number, index=index, order=len(heads),
                          document_id=passage.document_id, kind=fact.kind, key=fact.key,
                          norm=fact.norm, scope=fact.scope, before=before, after=after)
             )  # fmt: skip
     return heads
+
+
+def frame_halves(key: str) -> tuple[str, str]:
+    """An aligned fact's frame words right before and right after its value, from its key
+    "aligned:<before> _ <after>" (normalised words joined by single spaces; no token is a lone
+    "_", a token starts with a letter or a figure)."""
+    before, _, after = key.removeprefix("aligned:").partition(" _ ")
+    return before, after
 
 
 def bind_facts(
@@ -849,12 +856,9 @@ def document_words(passages: Sequence[Passage], max_tokens: int) -> dict[str, Do
     """Each document's tokens in reading order (citation marks left out), at most `max_tokens`
     per document; the passages that give no aligned facts (code, tables, headings) are skipped."""
     found: dict[str, DocumentWords] = {}
-    for number, passage in enumerate(passages):
-        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
-            continue
+    for number, passage, norms in _document_runs(passages, max_tokens):
         words = found.setdefault(passage.document_id,
                                  DocumentWords(norms=[], starts=[], passages=[]))  # fmt: skip
-        norms = _passage_tokens(passage)[0][: max_tokens - len(words.norms)]
         if norms:
             words.starts.append(len(words.norms))
             words.passages.append(number)
@@ -868,18 +872,29 @@ def document_vocabularies(
     """Each document's distinct words and number of tokens over exactly the tokens
     `document_words` gives it, without building its word list: enough to rule out most pairs
     of documents as near copies of each other."""
-    words: dict[str, set[str]] = {}
-    counts: dict[str, int] = {}
-    for passage in passages:
+    found: dict[str, tuple[set[str], int]] = {}
+    for _, passage, norms in _document_runs(passages, max_tokens):
+        words, count = found.get(passage.document_id) or (set(), 0)
+        words.update(norms)
+        found[passage.document_id] = (words, count + len(norms))
+    return found
+
+
+def _document_runs(
+    passages: Sequence[Passage], max_tokens: int
+) -> Iterator[tuple[int, Passage, Sequence[str]]]:
+    """Each passage that can give aligned facts (its index, itself, its normalised tokens),
+    the tokens cut where its document reaches `max_tokens`."""
+    taken: dict[str, int] = {}
+    for number, passage in enumerate(passages):
         if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
             continue
-        kept = counts.get(passage.document_id, 0)
+        kept = taken.get(passage.document_id, 0)
         norms = _passage_tokens(passage)[0]
         if kept + len(norms) > max_tokens:
-            norms = norms[: max(0, max_tokens - kept)]
-        words.setdefault(passage.document_id, set()).update(norms)
-        counts[passage.document_id] = kept + len(norms)
-    return {document: (words[document], counts[document]) for document in words}
+            norms = norms[: max_tokens - kept]
+        taken[passage.document_id] = kept + len(norms)
+        yield number, passage, norms
 
 
 class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
