@@ -18,7 +18,8 @@ already holds this corpus is not rewritten; a partial or outdated one is complet
 Timing (warm, one client, sequential): after a warm-up, every question is run through four
 measures in rotating order: the query embedding alone, our retrieval stage (plan + query
 embedding + `retrieve_spans`), our whole evidence path (`answer_question`), and
-`HybridRetriever.search(query_text=..., top_k=10)` (its own embedding included).
+`HybridRetriever.search(query_text=..., top_k=10)` (its embedding included: in this process it
+embeds through the very code ours uses, so the two differ only in the retrieval work).
 Each measure meets the question as new (compiled per-question regular expressions are dropped
 from Python's `re` cache before each one). HybridRetriever has no scope filter: it searches the
 whole indexes, i.e. every scope in the database. Raw timings, traces and the table go to
@@ -397,18 +398,27 @@ class GraphragSide(Protocol):
 
 
 class InProcessGraphrag:
-    """HybridRetriever in this process, on the very driver our Graph uses."""
+    """HybridRetriever in this process, on the very driver our Graph uses, embedding with the
+    very code ours uses (`embedder`, its cache bypassed): the comparison is of the retrieval
+    work, not of two ways to call the same model."""
 
-    def __init__(self, graph: Graph, model_path: str, top_k: int) -> None:
-        from neo4j_graphrag.embeddings import SentenceTransformerEmbeddings
+    def __init__(self, graph: Graph, embedder: SentenceTransformerEmbedder, top_k: int) -> None:
+        from neo4j_graphrag.embeddings.base import Embedder
         from neo4j_graphrag.retrievers import HybridRetriever
 
-        self.mode = f"in-process (project venv, neo4j-graphrag {_installed('neo4j-graphrag')})"
+        class SameEmbedder(Embedder):
+            def embed_query(self, text: str) -> list[float]:
+                embedder.forget([text])  # every question is new to the model
+                return embedder.embed([text])[0]
+
+        self.mode = (
+            f"in-process (project venv, neo4j-graphrag {_installed('neo4j-graphrag')}; "
+            "embeds with our query embedder)"
+        )
         self.top_k = top_k
-        embedder = SentenceTransformerEmbeddings(model=model_path, device="cpu")
         self.retriever = HybridRetriever(
             graph.driver, vector_index_name=VECTOR_INDEX, fulltext_index_name=FULLTEXT_INDEX,
-            embedder=embedder, neo4j_database=graph.database,
+            embedder=SameEmbedder(), neo4j_database=graph.database,
         )  # fmt: skip
 
     def search_ms(self, question: str) -> tuple[float, int]:
@@ -504,12 +514,14 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def graphrag_side(graph: Graph, connection: dict[str, Any], top_k: int) -> GraphragSide:
+def graphrag_side(
+    graph: Graph, embedder: SentenceTransformerEmbedder, connection: dict[str, Any], top_k: int
+) -> GraphragSide:
     """In the project venv if neo4j-graphrag is there or installs without changing any installed
-    package (checked with `pip install --dry-run --report`); else in bench/out/graphrag-venv."""
-    model = str(connection["model"])
+    package (checked with `pip install --dry-run --report`); else in bench/out/graphrag-venv,
+    where it embeds with its own SentenceTransformerEmbeddings."""
     if _installed("neo4j-graphrag") == GRAPHRAG_VERSION:
-        return InProcessGraphrag(graph, model, top_k)
+        return InProcessGraphrag(graph, embedder, top_k)
     pip = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
     report = subprocess.run(
         [*pip, "--dry-run", "--quiet", "--report", "-", "-r", str(REQUIREMENTS)],
@@ -524,7 +536,7 @@ def graphrag_side(graph: Graph, connection: dict[str, Any], top_k: int) -> Graph
         print(f"  installing into the project venv (dry run adds only: {sorted(changes)})")
         subprocess.run([*pip, "--quiet", "-r", str(REQUIREMENTS)], check=True)
         importlib.invalidate_caches()
-        return InProcessGraphrag(graph, model, top_k)
+        return InProcessGraphrag(graph, embedder, top_k)
     protected = sorted(set(clashes) & {_norm(p) for p in PROTECTED})
     print(f"  neo4j-graphrag would change {clashes} (protected: {protected}); "
           f"using {GRAPHRAG_VENV}", flush=True)  # fmt: skip
@@ -938,7 +950,7 @@ def main() -> None:
         written = {s: ensure_corpus(graph, corpora[s], settings, make_synthetic) for s in scales}
         model_path = model_location(settings.embedding.model)
         graphrag = graphrag_side(
-            graph,
+            graph, embedder,
             {"uri": connection.uri, "user": connection.user, "password": connection.password,
              "database": connection.database, "model": model_path, "vector": VECTOR_INDEX,
              "fulltext": FULLTEXT_INDEX, "threads": settings.embedding.max_threads},

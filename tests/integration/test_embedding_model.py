@@ -1,0 +1,42 @@
+"""The real model: the one-batch path (questions, small groups) gives what `encode` gives."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import msgspec
+
+from ingest.embeddings import SentenceTransformerEmbedder
+
+TEXTS = [
+    "What is water glass?",
+    "Compare the release procedure of the staging cluster with production, step by step.",
+    "水玻璃是什么？",
+    "",
+]
+
+
+def _same(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> bool:
+    return len(a) == len(b) and all(
+        max(abs(x - y) for x, y in zip(u, v, strict=True)) < 1e-5 for u, v in zip(a, b, strict=True)
+    )
+
+
+def test_one_batch_path_equals_encode(embedder: SentenceTransformerEmbedder) -> None:
+    model = embedder._load()
+    expected = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True).tolist()
+    got = embedder._encode_now(TEXTS)  # 4 texts: one batch
+    assert _same(got, expected)
+    assert all(math.isclose(sum(x * x for x in v), 1.0, rel_tol=1e-5) for v in got)
+    # Padding to the batch's longest text leaves a shorter text's vector as it is alone.
+    assert _same(embedder._encode_now(TEXTS[:1]), got[:1])
+    assert not _same(got[:1], got[1:2])
+
+
+def test_more_texts_than_a_batch_give_the_same_vectors(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    batched = SentenceTransformerEmbedder(msgspec.structs.replace(embedder.settings, batch_size=2))
+    batched._model = embedder._load()  # the same loaded model, taken through encode()
+    assert _same(batched._encode_now(TEXTS), embedder._encode_now(TEXTS))
