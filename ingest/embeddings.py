@@ -124,7 +124,7 @@ class SentenceTransformerEmbedder:
     def _encode_now(self, texts: list[str]) -> list[list[float]]:
         model = self._load()
         try:
-            if len(texts) <= self.settings.batch_size:
+            if len(texts) <= self.settings.batch_size and _plain(model):
                 return self._one_batch(model, texts)
             vectors = model.encode(
                 list(texts),
@@ -141,9 +141,17 @@ class SentenceTransformerEmbedder:
     def _one_batch(model: Any, texts: list[str]) -> list[list[float]]:
         """What `encode` computes for texts that fit one batch, without its per-call set-up
         (switching every module to eval, sorting by length, batching): about 2 ms of a
-        question's 15-19 ms embedding, spent in Python beside the reads retrieval overlaps."""
+        question's 15-19 ms embedding, spent in Python beside the reads retrieval overlaps.
+        Only for models without a default prompt or a truncated dimension (`_plain`), which
+        `encode` would apply."""
         import torch
 
         with torch.inference_mode():
             vectors = model(model.preprocess(texts))["sentence_embedding"]
             return torch.nn.functional.normalize(vectors, p=2, dim=1).tolist()
+
+
+def _plain(model: Any) -> bool:
+    return not getattr(model, "default_prompt_name", None) and not getattr(
+        model, "truncate_dim", None
+    )

@@ -40,3 +40,18 @@ def test_more_texts_than_a_batch_give_the_same_vectors(
     batched = SentenceTransformerEmbedder(msgspec.structs.replace(embedder.settings, batch_size=2))
     batched._model = embedder._load()  # the same loaded model, taken through encode()
     assert _same(batched._encode_now(TEXTS), embedder._encode_now(TEXTS))
+
+
+def test_a_model_with_a_default_prompt_goes_through_encode(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    model = embedder._load()
+    model.prompts["query"], model.default_prompt_name = "query: ", "query"
+    try:
+        prompted = embedder._encode_now(TEXTS[:1])
+        expected = model.encode(TEXTS[:1], normalize_embeddings=True).tolist()
+    finally:
+        del model.prompts["query"]
+        model.default_prompt_name = None
+    assert _same(prompted, expected)
+    assert not _same(prompted, embedder._encode_now(TEXTS[:1]))
