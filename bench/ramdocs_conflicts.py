@@ -49,7 +49,7 @@ from ingest.pipeline import IngestOptions, ingest
 from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph
-from service.pipeline.augment import passage_of, read_documents
+from service.pipeline.augment import document_rows, passage_of
 from service.pipeline.conflicts import ConflictSettings, scan_conflicts, select_conflicts
 from service.pipeline.facts import DocumentProfile, document_profiles
 from service.pipeline.plan import plan_query
@@ -151,11 +151,11 @@ def scan_mode(
             document_id(scope, f"{scope}/source-{n:02d}.md")
             for n in range(1, len(record["documents"]) + 1)
         ]
-        selected = read_documents(graph, ids)
-        passages = [passage_of(r) for r in selected.rows]
+        rows = document_rows(graph, ids)
+        passages = [passage_of(r) for r in rows]
         scan_started = time.perf_counter()
         found = select_conflicts(
-            scan_conflicts(passages, settings, documents=selected.analyses).conflicts,
+            scan_conflicts(passages, settings).conflicts,
             terms=plan_query(record["question"], scope).terms,
             direct_documents=set(ids),
             limit=settings.max_conflicts,

@@ -12,7 +12,7 @@ from neo4j import ManagedTransaction
 from ingest.units import DocumentUnit
 from service.db.graph import Graph, WriteCounters
 from service.graph_model import RELATION_TYPES
-from service.pipeline.facts import Passage, document_analysis, paragraph_analysis
+from service.pipeline.facts import paragraph_analysis
 from service.scope import scope_key
 
 __all__ = ["delete_document", "prune_knowledge_points", "write_unit"]
@@ -31,22 +31,15 @@ def write_unit(
     doc_id, scope = unit.id, str(unit.document["scope"])
     headings = [_without(h, _HEADING_LINK_FIELDS) for h in unit.headings]
     heading_links = [{"id": h["id"], "parentId": h["parentId"]} for h in unit.headings]
-    analyses = [paragraph_analysis(p["text"], p["kind"]) for p in unit.paragraphs]
     paragraphs = [
         {
             "id": p["id"],
-            "properties": _without(p, _PARAGRAPH_TRANSIENT_FIELDS) | {"analysis": analysis},
+            "properties": _without(p, _PARAGRAPH_TRANSIENT_FIELDS)
+            | {"analysis": paragraph_analysis(p["text"], p["kind"])},
             "embedding": vectors.get(p["id"]),
         }
-        for p, analysis in zip(unit.paragraphs, analyses, strict=True)
+        for p in unit.paragraphs
     ]
-    # The document's own analysis, from exactly the passages the scan will read back.
-    passages = [
-        Passage(document_id=doc_id, path=unit.path, paragraph_id=p["id"], text=p["text"],
-                start_offset=p["startOffset"], start_line=p["startLine"], kind=p["kind"],
-                analysis=analysis)
-        for p, analysis in zip(unit.paragraphs, analyses, strict=True)
-    ]  # fmt: skip
     paragraph_links = [
         {
             "id": p["id"],
@@ -62,8 +55,7 @@ def write_unit(
         total = WriteCounters()
         steps: list[tuple[str, dict[str, Any]]] = [
             ("ingest/upsert_document", {"document": unit.document, "unitHash": unit.unit_hash,
-                                        "embeddingStatus": embedding_status,
-                                        "analysis": document_analysis(passages)}),
+                                        "embeddingStatus": embedding_status}),
             ("ingest/remove_stale_document_parts", {"documentId": doc_id,
                                                     "headingIds": [h["id"] for h in headings],
                                                     "paragraphIds": [p["id"] for p in paragraphs]}),

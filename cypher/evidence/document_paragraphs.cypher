@@ -1,11 +1,10 @@
 // mode: read
-// returns: documentId, path, title, analysis, paragraphs
+// returns: documentId, path, title, paragraphs
 // Complete documents (the maximum source boundary): every paragraph of each document in
 // reading order, for small-to-big windows around spans and for neighbour evidence. One row per
 // document with its paragraphs as a list of maps (a row per paragraph cost twice the time in
 // the driver). `analysis` is the paragraph's text analysis stored at ingest (bytes,
-// service/pipeline/analysis.py): the conflict scan decodes it instead of extracting again;
-// the document's own `analysis` holds its profile and vocabulary for the scan the same way.
+// service/pipeline/analysis.py): the conflict scan decodes it instead of extracting again.
 // :param documentIds => ['d_...']
 UNWIND $documentIds AS documentId
 MATCH (d:Document {id: documentId})
@@ -17,5 +16,4 @@ WITH d, p {paragraphId: p.id, .kind, .text, .ordinal, .headingPath, .startOffset
 WHERE p.paragraphId IS NOT NULL
 WITH d, p
 ORDER BY p.ordinal
-RETURN d.id AS documentId, d.path AS path, d.title AS title, d.analysis AS analysis,
-       collect(p) AS paragraphs
+RETURN d.id AS documentId, d.path AS path, d.title AS title, collect(p) AS paragraphs

@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
-import zlib
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,18 +32,14 @@ from service.pipeline.text_cache import ANALYSIS_CACHE_PARAGRAPHS
 __all__ = [
     "ANALYSIS_VERSION",
     "DecodedAnalysis",
-    "DocumentAnalysis",
     "FactKind",
     "Scope",
     "StoredFact",
     "TextAnalysis",
     "decode_analysis",
-    "decode_document_analysis",
     "encode_analysis",
-    "encode_document_analysis",
     "forget_decoded",
     "pack_offsets",
-    "paragraphs_digest",
 ]
 
 # The fact vocabulary (facts.py re-exports it); stored facts are decoded against it.
@@ -100,24 +95,8 @@ class TextAnalysis(msgspec.Struct, frozen=True, array_like=True):
     facts: tuple[StoredFact, ...]  # under the default FactSettings
 
 
-class DocumentAnalysis(msgspec.Struct, frozen=True, array_like=True):
-    """What the conflict scan needs of a whole document, made at ingest from its paragraphs
-    (facts.document_analysis) and stored as `Document.analysis`: a document's profile and its
-    vocabulary for the near-copy test. Made at question time instead, they read every word of
-    every selected document once more, about a third of the scan."""
-
-    version: str
-    paragraphs: int  # paragraphs_digest of the document's paragraphs when it was made
-    anchors: tuple[str, ...]  # the profile: distinct names and figures
-    words: tuple[str, ...]  # and distinct words, of the passages the scan compares
-    tokens: int  # how many tokens those passages have
-    cut_limit: int  # when tokens > cut_limit: the distinct words of the first cut_limit tokens
-    cut_words: tuple[str, ...]
-
-
 def _version() -> str:
     digest = hashlib.sha256(msgspec.json.encode(msgspec.json.schema(TextAnalysis)))
-    digest.update(msgspec.json.encode(msgspec.json.schema(DocumentAnalysis)))
     for name in _PRODUCERS:
         digest.update(Path(__file__).with_name(name).read_bytes())
     return digest.hexdigest()[:16]
@@ -127,7 +106,6 @@ ANALYSIS_VERSION = _version()
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(TextAnalysis)
-_document_decoder = msgspec.msgpack.Decoder(DocumentAnalysis)
 
 
 def encode_analysis(analysis: TextAnalysis) -> bytes:
@@ -200,27 +178,3 @@ def decode_analysis(data: bytes) -> DecodedAnalysis | None:
         words=stored.words, offsets=_unpack_offsets(stored.offsets),
         anchors=tuple(map(sys.intern, stored.anchors)), facts=stored.facts,
     )  # fmt: skip
-
-
-def encode_document_analysis(analysis: DocumentAnalysis) -> bytes:
-    return _encoder.encode(analysis)
-
-
-def decode_document_analysis(data: bytes) -> DocumentAnalysis | None:
-    """The stored document analysis, or None when there is none, it is unreadable or of
-    another version (the scan then makes it from the paragraphs)."""
-    if not data:
-        return None
-    try:
-        stored = _document_decoder.decode(data)
-    except msgspec.DecodeError:
-        return None
-    return stored if stored.version == ANALYSIS_VERSION else None
-
-
-def paragraphs_digest(paragraphs: Iterable[tuple[str, str]]) -> int:
-    """CRC-32 of (paragraph id, kind) pairs in reading order. Paragraph ids derive from their
-    text, so a stored document analysis whose digest equals that of the paragraphs a read
-    returned was made from those paragraphs (but for a one in four billion collision), even
-    when a rewrite of the document commits while the read runs."""
-    return zlib.crc32("\x1f".join(f"{i}\x1e{k}" for i, k in paragraphs).encode())

@@ -48,8 +48,8 @@ from service.pipeline.retrieval import Hit, Retrieval
 from service.pipeline.spans import best_span, citation_id, term_keys
 
 __all__ = [
-    "Augmentation", "SelectedDocuments", "augment_documents", "fragment_id", "paragraph_citation",
-    "passage_of", "read_documents",
+    "Augmentation", "augment_documents", "document_rows", "fragment_id", "paragraph_citation",
+    "passage_of",
 ]  # fmt: skip
 
 _STRUCTURED = frozenset({"table", "code", "mermaid"})
@@ -91,8 +91,7 @@ def augment_documents(
             + [n.document_id for n in neighbours if n.document_id]
         )
     )
-    selected = read_documents(graph, wanted)
-    rows = selected.rows
+    rows = document_rows(graph, wanted)
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
@@ -147,9 +146,8 @@ def augment_documents(
             used[document_id].add(str(lead["paragraphId"]))
 
     scanned = _conflict_fragments(
-        documents, selected.analyses, retrieval, neighbours, plan,
-        conflict_settings or ConflictSettings(),
-    )  # fmt: skip
+        documents, retrieval, neighbours, plan, conflict_settings or ConflictSettings()
+    )
     fragments += scanned
     observed |= {c for fragment in scanned for c in fragment.citation_ids}
 
@@ -295,7 +293,6 @@ def _relevance(text: str, terms: Sequence[str], keys: Sequence[str]) -> float:
 
 def _conflict_fragments(
     documents: Mapping[str, Sequence[Row]],
-    analyses: Mapping[str, bytes],
     retrieval: Retrieval,
     neighbours: Sequence[Neighbour],
     plan: QueryPlan,
@@ -308,7 +305,7 @@ def _conflict_fragments(
     knowledge_points |= {h.document_id: h.knowledge_point_ids[0] for h in retrieval.hits
                          if h.knowledge_point_ids}  # fmt: skip
     direct = {h.document_id for h in retrieval.hits}
-    scan = scan_conflicts(passages, settings, focus=direct, documents=analyses)
+    scan = scan_conflicts(passages, settings, focus=direct)
     chosen = select_conflicts(
         scan.conflicts, terms=plan.terms, direct_documents=direct, limit=settings.max_conflicts
     )
@@ -331,26 +328,17 @@ def _conflict_fragments(
     return fragments
 
 
-class SelectedDocuments(msgspec.Struct, frozen=True):
-    """The complete documents a question selected, as evidence/document_paragraphs reads them."""
-
-    rows: list[dict[str, Any]]  # every paragraph, with its document's id, path and title
-    analyses: dict[str, bytes]  # each document's stored analysis (Document.analysis), if any
-
-
-def read_documents(graph: Graph, document_ids: Sequence[str]) -> SelectedDocuments:
-    """Every paragraph of the documents, one row each, in document and reading order."""
+def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Every paragraph of the documents (evidence/document_paragraphs), one row each with its
+    document's id, path and title, in document and reading order."""
     if not document_ids:
-        return SelectedDocuments([], {})
-    documents = graph.read("evidence/document_paragraphs", documentIds=document_ids)
-    rows = [
+        return []
+    return [
         {"documentId": document["documentId"], "path": document["path"],
          "title": document["title"], **paragraph}
-        for document in documents
+        for document in graph.read("evidence/document_paragraphs", documentIds=document_ids)
         for paragraph in document["paragraphs"]
     ]  # fmt: skip
-    analyses = {d["documentId"]: d["analysis"] for d in documents if d["analysis"]}
-    return SelectedDocuments(rows, analyses)
 
 
 def passage_of(row: Row) -> Passage:

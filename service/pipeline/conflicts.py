@@ -54,9 +54,7 @@ from typing import Literal, Protocol, TypeVar
 
 import msgspec
 
-from service.pipeline.analysis import DocumentAnalysis
 from service.pipeline.facts import (
-    WORD_EDIT_MAX_DOCUMENT_TOKENS,
     DocumentProfile,
     DocumentWords,
     Fact,
@@ -76,7 +74,6 @@ from service.pipeline.facts import (
     is_anchor_token,
     month_words,
     norm_token,
-    stored_documents,
 )
 
 _MONTH_WORDS = month_words()
@@ -114,7 +111,7 @@ class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
     # string similarity above which two words are one spelling, not an edit.
     word_edit_min_shared_tokens: int = 6
     word_edit_max_words: int = 2
-    word_edit_max_document_tokens: int = WORD_EDIT_MAX_DOCUMENT_TOKENS
+    word_edit_max_document_tokens: int = 3000
     word_edit_max_similarity: float = 0.75
     # Share of the shorter document's words inside stretches the two documents have in common:
     # only a near copy of one text can replace a plain word (templated pages about different
@@ -157,23 +154,19 @@ def scan_conflicts(
     settings: ConflictSettings | None = None,
     *,
     focus: Collection[str] | None = None,
-    documents: Mapping[str, bytes] | None = None,
 ) -> ConflictScan:
     """`focus`: the documents the question is about (those retrieval matched directly), if not
     all. Aligned statements and plain-word edits are then compared only where one side is in
     one of them, since `select_conflicts` keeps no aligned conflict without such a side: two
     graph neighbours' documents are not compared with each other (their attribute facts are,
-    because a subject the question names is kept from any document).
-    `documents`: the documents' stored analyses (`Document.analysis`) by id, if read; the
-    result is the same without them, only slower."""
+    because a subject the question names is kept from any document)."""
     settings = settings or ConflictSettings()
     passages = list(passages)
-    stored = stored_documents(passages, documents or {})
     heads = fact_heads(passages, settings.facts)
     facts = bind_facts(passages, _contested(heads, focus), settings.facts)
-    profiles = document_profiles(passages, stored)
+    profiles = document_profiles(passages)
     conflicts = detect_conflicts(facts, settings, profiles, focus) + word_edits(
-        passages, settings, len(heads), profiles, focus, stored
+        passages, settings, len(heads), profiles, focus
     )
     conflicts.sort(key=lambda c: c.sides[0].order)
     return ConflictScan(conflicts=tuple(conflicts), qualified=tuple(qualified_facts(facts)))
@@ -226,14 +219,13 @@ def word_edits(
     first_order: int = 0,
     profiles: Mapping[str, DocumentProfile] | None = None,
     focus: Collection[str] | None = None,
-    stored: Mapping[str, DocumentAnalysis] | None = None,
 ) -> list[Conflict]:
     """Plain words one document replaces in an otherwise equal stretch of another ("rugby
     league" / "cricket"), two documents at a time, when one is a near copy of the other. Both
     sides are lower-case words (names and figures are aligned facts), neither is a spelling
     variant of the other or holds it, and both sentences carry the same condition scope."""
     limit, share = settings.word_edit_max_document_tokens, settings.word_edit_min_copy_share
-    vocabularies = document_vocabularies(passages, limit, stored)
+    vocabularies = document_vocabularies(passages, limit)
     need = settings.word_edit_min_shared_tokens
     found: list[Conflict] = []
     documents = sorted(vocabularies)

@@ -31,30 +31,24 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from typing import overload
 
 import msgspec
 
 from service.pipeline.analysis import (
     ANALYSIS_VERSION,
-    DocumentAnalysis,
     FactKind,
     Scope,
     StoredFact,
     TextAnalysis,
     decode_analysis,
-    decode_document_analysis,
     encode_analysis,
-    encode_document_analysis,
     pack_offsets,
-    paragraphs_digest,
 )
 from service.pipeline.spans import split_sentences
 from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
 
 __all__ = [
-    "WORD_EDIT_MAX_DOCUMENT_TOKENS",
     "DocumentProfile",
     "DocumentProfiles",
     "DocumentWords",
@@ -67,7 +61,6 @@ __all__ = [
     "Scope",
     "WordToken",
     "bind_facts",
-    "document_analysis",
     "document_profiles",
     "document_vocabularies",
     "document_words",
@@ -82,7 +75,6 @@ __all__ = [
     "paragraph_analysis",
     "qualifiers",
     "sentence_facts",
-    "stored_documents",
 ]
 
 
@@ -668,9 +660,6 @@ def _aligned_facts(
 # --- extraction over passages ----------------------------------------------------------------
 
 _SKIPPED_KINDS = frozenset({"code", "mermaid", "heading"})
-# The near-copy test's default cut (ConflictSettings.word_edit_max_document_tokens): a stored
-# document analysis holds the vocabulary of a longer document's first this many tokens.
-WORD_EDIT_MAX_DOCUMENT_TOKENS = 3000
 # Table rows repeat one frame with a different figure per row by design: not statements.
 _NOT_ALIGNED_KINDS = frozenset({"table"})
 
@@ -878,27 +867,17 @@ def document_words(passages: Sequence[Passage], max_tokens: int) -> dict[str, Do
 
 
 def document_vocabularies(
-    passages: Sequence[Passage],
-    max_tokens: int,
-    documents: Mapping[str, DocumentAnalysis] | None = None,
-) -> dict[str, tuple[AbstractSet[str], int]]:
+    passages: Sequence[Passage], max_tokens: int
+) -> dict[str, tuple[set[str], int]]:
     """Each document's distinct words and number of tokens over exactly the tokens
     `document_words` gives it, without building its word list: enough to rule out most pairs
-    of documents as near copies of each other. Taken from a document's stored analysis
-    (`stored_documents`) when that holds them for `max_tokens`."""
-    found: dict[str, tuple[AbstractSet[str], int]] = {}
-    for document_id, stored in (documents or {}).items():
-        if stored.tokens <= max_tokens:
-            found[document_id] = (frozenset(stored.words), stored.tokens)
-        elif stored.cut_limit == max_tokens:
-            found[document_id] = (frozenset(stored.cut_words), max_tokens)
-    made: dict[str, tuple[set[str], int]] = {}
-    rest = [p for p in passages if p.document_id not in found] if found else passages
-    for _, passage, norms in _document_runs(rest, max_tokens):
-        words, count = made.get(passage.document_id) or (set(), 0)
+    of documents as near copies of each other."""
+    found: dict[str, tuple[set[str], int]] = {}
+    for _, passage, norms in _document_runs(passages, max_tokens):
+        words, count = found.get(passage.document_id) or (set(), 0)
         words.update(norms)
-        made[passage.document_id] = (words, count + len(norms))
-    return found | made
+        found[passage.document_id] = (words, count + len(norms))
+    return found
 
 
 def _document_runs(
@@ -936,27 +915,19 @@ class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
 class DocumentProfiles(Mapping[str, DocumentProfile]):
     """Each document's profile over the passages that give facts, made when first asked for:
     a scan needs the profiles only of documents whose statements it compares, and making one
-    reads every word of its document (unless its stored analysis holds it)."""
+    reads every word of its document."""
 
-    def __init__(
-        self, passages: Sequence[Passage], documents: Mapping[str, DocumentAnalysis] | None = None
-    ) -> None:
+    def __init__(self, passages: Sequence[Passage]) -> None:
         self._passages: dict[str, list[Passage]] = {}
         for passage in passages:
             if passage.kind not in _SKIPPED_KINDS and passage.kind not in _NOT_ALIGNED_KINDS:
                 self._passages.setdefault(passage.document_id, []).append(passage)
-        self._stored = documents or {}
         self._made: dict[str, DocumentProfile] = {}
 
     def __getitem__(self, document_id: str) -> DocumentProfile:
         profile = self._made.get(document_id)
         if profile is None:
-            stored = self._stored.get(document_id)
-            profile = self._made[document_id] = (
-                DocumentProfile(anchors=frozenset(stored.anchors), words=frozenset(stored.words))
-                if stored is not None
-                else _profile(self._passages[document_id])
-            )
+            profile = self._made[document_id] = _profile(self._passages[document_id])
         return profile
 
     def __iter__(self) -> Iterator[str]:
@@ -966,12 +937,10 @@ class DocumentProfiles(Mapping[str, DocumentProfile]):
         return len(self._passages)
 
 
-def document_profiles(
-    passages: Sequence[Passage], documents: Mapping[str, DocumentAnalysis] | None = None
-) -> DocumentProfiles:
-    """Each document's profile over the passages that give facts (made lazily, from the stored
-    document analyses or the texts' cached analyses)."""
-    return DocumentProfiles(passages, documents)
+def document_profiles(passages: Sequence[Passage]) -> DocumentProfiles:
+    """Each document's profile over the passages that give facts (made lazily, from the texts'
+    cached analyses)."""
+    return DocumentProfiles(passages)
 
 
 def _profile(passages: Iterable[Passage]) -> DocumentProfile:
@@ -982,51 +951,6 @@ def _profile(passages: Iterable[Passage]) -> DocumentProfile:
         anchors.update(stored.anchors if stored else _text_anchors(passage.text))
         words.update(_passage_tokens(passage)[0])
     return DocumentProfile(anchors=frozenset(anchors), words=frozenset(words))
-
-
-def stored_documents(
-    passages: Sequence[Passage], analyses: Mapping[str, bytes]
-) -> dict[str, DocumentAnalysis]:
-    """The stored analyses (`Document.analysis`, by document id) that were made from exactly
-    these passages of their documents, for documents with passages the scan compares; any
-    other document's profile and vocabulary are made from its passages."""
-    if not analyses:
-        return {}
-    grouped: dict[str, list[Passage]] = {}
-    for passage in passages:
-        grouped.setdefault(passage.document_id, []).append(passage)
-    found: dict[str, DocumentAnalysis] = {}
-    for document_id, own in grouped.items():
-        stored = decode_document_analysis(analyses.get(document_id, b""))
-        if (
-            stored is not None
-            and stored.paragraphs == paragraphs_digest((p.paragraph_id, p.kind) for p in own)
-            and any(p.kind not in _SKIPPED_KINDS and p.kind not in _NOT_ALIGNED_KINDS for p in own)
-        ):
-            found[document_id] = stored
-    return found
-
-
-def document_analysis(passages: Sequence[Passage]) -> bytes:
-    """What ingest stores as `Document.analysis`: the profile and near-copy vocabulary of one
-    document's passages (all of them, in reading order, with their stored analyses), made by
-    the very functions the scan runs for a document without one."""
-    profile = _profile(
-        p for p in passages if p.kind not in _SKIPPED_KINDS and p.kind not in _NOT_ALIGNED_KINDS
-    )
-    limit = WORD_EDIT_MAX_DOCUMENT_TOKENS
-    tokens = sum(count for _, count in document_vocabularies(passages, sys.maxsize).values())
-    cut: AbstractSet[str] = frozenset()
-    if tokens > limit:
-        cut = next(words for words, _ in document_vocabularies(passages, limit).values())
-    return encode_document_analysis(
-        DocumentAnalysis(
-            version=ANALYSIS_VERSION,
-            paragraphs=paragraphs_digest((p.paragraph_id, p.kind) for p in passages),
-            anchors=tuple(sorted(profile.anchors)), words=tuple(sorted(profile.words)),
-            tokens=tokens, cut_limit=limit, cut_words=tuple(sorted(cut)),
-        )
-    )  # fmt: skip
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)

@@ -9,15 +9,12 @@ import msgspec
 import pytest
 
 from ingest.markdown import parse_markdown
-from service.pipeline import facts as facts_module
 from service.pipeline.analysis import (
     ANALYSIS_VERSION,
     StoredFact,
     TextAnalysis,
     decode_analysis,
-    decode_document_analysis,
     encode_analysis,
-    encode_document_analysis,
     pack_offsets,
 )
 from service.pipeline.conflicts import scan_conflicts
@@ -25,14 +22,12 @@ from service.pipeline.facts import (
     FactSettings,
     ParagraphTokens,
     Passage,
-    document_analysis,
     document_profiles,
     document_vocabularies,
     document_words,
     extract_facts,
     forget_facts,
     paragraph_analysis,
-    stored_documents,
 )
 from service.pipeline.spans import forget_sentences
 
@@ -99,55 +94,6 @@ def test_vocabularies_hold_exactly_the_words_document_words_reads(limit: int) ->
     assert vocabularies == {d: (set(w.norms), len(w.norms)) for d, w in words.items()}
     if limit < 3000:  # some document is cut at the limit
         assert max(count for _, count in vocabularies.values()) == limit
-
-
-def _document_analyses(passages: list[Passage]) -> dict[str, bytes]:
-    documents = sorted({p.document_id for p in passages})
-    return {d: document_analysis([p for p in passages if p.document_id == d]) for d in documents}
-
-
-def test_stored_document_analyses_give_what_the_passages_give(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    passages = _passages(_texts(), stored=True)
-    monkeypatch.setattr(facts_module, "WORD_EDIT_MAX_DOCUMENT_TOKENS", 400)  # cut every one
-    analyses = _document_analyses(passages)
-    stored = stored_documents(passages, analyses)
-    assert sorted(stored) == ["d0", "d1", "d2", "d3", "d4"]
-    assert all(a.tokens > a.cut_limit == 400 and a.cut_words for a in stored.values())
-    profiles = document_profiles(passages)
-    assert dict(document_profiles(passages, stored)) == dict(profiles)
-    for limit in (10**9, 3000, 400, 1):  # whole, stored cut, made from the passages
-        assert document_vocabularies(passages, limit, stored) == document_vocabularies(
-            passages, limit
-        )
-    assert scan_conflicts(passages, documents=analyses) == scan_conflicts(passages)
-
-
-def test_a_document_analysis_counts_only_for_the_paragraphs_it_was_made_from() -> None:
-    passages = _passages(_texts()[:60], stored=True)
-    analyses = _document_analyses(passages)
-    assert sorted(stored_documents(passages, analyses)) == ["d0", "d1", "d2", "d3", "d4"]
-    # d1 rewritten while it was read: one paragraph more, and one of another kind
-    grown = [*passages, msgspec.structs.replace(passages[1], paragraph_id="p-new")]
-    assert "d1" not in stored_documents(grown, analyses)
-    kinds = [msgspec.structs.replace(p, kind="quote") if p.paragraph_id == "p2" else p
-             for p in passages]  # fmt: skip
-    assert sorted(stored_documents(kinds, analyses)) == ["d0", "d1", "d3", "d4"]
-    # Another version, unreadable bytes, none at all: made from the passages.
-    old = decode_document_analysis(analyses["d3"])
-    assert old is not None
-    stale = encode_document_analysis(msgspec.structs.replace(old, version="older"))
-    changed = analyses | {"d3": stale, "d4": b"\x93garbage"}
-    del changed["d0"]
-    assert sorted(stored_documents(passages, changed)) == ["d1", "d2"]
-    # A document of code alone has nothing the scan compares: no stored entry, no vocabulary.
-    code = [msgspec.structs.replace(p, kind="code") for p in passages if p.document_id == "d2"]
-    rest = [p for p in passages if p.document_id != "d2"]
-    mixed = rest + code
-    stored = stored_documents(mixed, _document_analyses(mixed))
-    assert "d2" not in stored
-    assert document_vocabularies(mixed, 3000, stored) == document_vocabularies(mixed, 3000)
 
 
 def test_paragraph_tokens_cut_the_text_where_they_are_read() -> None:
