@@ -268,8 +268,9 @@ def word_edits(
                 if not _plain_edit(a, b, settings):
                     continue
                 order = first_order + len(found) * 2
-                side_a = edit_fact(passages[a[0].passage], a[0], a[-1], order)
-                side_b = edit_fact(passages[b[0].passage], b[0], b[-1], order + 1)
+                frame = settings.facts.aligned_context_tokens
+                side_a = edit_fact(passages[a[0].passage], a[0], a[-1], order, context=frame)
+                side_b = edit_fact(passages[b[0].passage], b[0], b[-1], order + 1, context=frame)
                 if side_a.scope == side_b.scope and _one_entity_edit(
                     side_a, side_b, profiles, settings
                 ):

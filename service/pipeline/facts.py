@@ -1018,9 +1018,12 @@ def _bound_fact(passage: Passage, stored: StoredFact, order: int, tokens: Paragr
     )  # fmt: skip
 
 
-def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -> Fact:
+def edit_fact(
+    passage: Passage, first: WordToken, last: WordToken, order: int, *, context: int
+) -> Fact:
     """An aligned fact for the words first..last of a passage (an edit found by comparing two
-    documents word by word), with its sentence and that sentence's condition scope."""
+    documents word by word), with its sentence and that sentence's condition scope. `context`
+    words each side frame it, as `aligned_context_tokens` frames an aligned fact."""
     tokens = _paragraph_tokens(passage)
     norms = tokens.norms
     sentence = next(
@@ -1030,8 +1033,8 @@ def edit_fact(passage: Passage, first: WordToken, last: WordToken, order: int) -
     lo, hi = (sentence.start, sentence.end) if sentence else (0, len(passage.text))
     text = passage.text[lo:hi]
     value = passage.text[first.start : last.end]
-    before = " ".join(norms[max(0, first.index - 3) : first.index])
-    after = " ".join(norms[last.index + 1 : last.index + 4])
+    before = " ".join(norms[max(0, first.index - context) : first.index])
+    after = " ".join(norms[last.index + 1 : last.index + 1 + context])
     return _fact(
         passage, lo, hi, text, order, kind="aligned", subject=f"{before} … {after}",
         key=f"aligned:{before} _ {after}",

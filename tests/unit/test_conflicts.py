@@ -19,7 +19,7 @@ from service.pipeline.conflicts import (
     word_edits,
 )
 from service.pipeline.context_pack import build_context_pack
-from service.pipeline.facts import Passage, document_profiles, extract_facts
+from service.pipeline.facts import FactSettings, Passage, document_profiles, extract_facts
 from service.pipeline.spans import citation_id
 
 FILLER = "Editorial notes follow the house style and carry no figures at all."
@@ -425,6 +425,11 @@ def test_a_near_copy_that_replaces_a_plain_word_conflicts() -> None:
     [conflict] = scan_conflicts(passages).conflicts
     assert conflict.values == ("academy", "university")
     assert "takes its name from" in conflict.sides[1].sentence
+    # the edit is framed like an aligned fact: `aligned_context_tokens` words each side
+    assert conflict.subject == "in 1954 the … takes its name"
+    narrow = ConflictSettings(facts=FactSettings(aligned_context_tokens=2))
+    [framed] = scan_conflicts(passages, narrow).conflicts
+    assert framed.subject == "1954 the … takes its"
     asks_kind = select_conflicts(
         [conflict], terms=["type", "institution", "fontbonne"], direct_documents={"d:a.md"},
         limit=3,
