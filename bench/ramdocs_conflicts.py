@@ -28,6 +28,13 @@ pairs of a question's correct documents, a pair with one gold answer is taken as
 a pair with two different answers as two (ambiguous names), and the bench prints how often the
 signal calls each kind "one entity" (labels are read here only, never by the mechanism).
 
+It also bounds what any comparison of the documents can reach. A mechanism without world
+knowledge can flag a misinformation document only where another document of the question states
+the same thing differently. For each positive the bench takes the share of the misinformation
+document's 8-word stretches found in one other document of the question (best pair), and prints
+the recall per band of that share and the precision, recall and F1 if every positive whose
+misinformation document shares any stretch were flagged, with no false flag added.
+
 RAMDocs: Wang, Prasad, Stengel-Eskin, Bansal 2025 (arXiv:2504.13079), MIT license.
 """
 
@@ -79,6 +86,9 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     answer_keeps_gold: bool | None = None  # pipeline mode, ambiguous questions
     misinfo_read: bool | None = None  # pipeline mode: a misinfo document was read
     miss: str | None = None  # why a positive was not flagged
+    # positives: the largest share of a misinformation document's 8-word stretches found in
+    # one other document of the question (0.0: it shares no stretch with any)
+    counterpart: float | None = None
     elapsed_ms: float = 0.0
     scan_ms: float = 0.0  # scan mode: the mechanism alone (facts, profiles, detection, selection)
 
@@ -116,6 +126,21 @@ def labels(record: Mapping[str, Any]) -> tuple[bool, bool, bool]:
 def shingles(text: str, size: int = 8) -> set[tuple[str, ...]]:
     words = _WORD.findall(text.lower())
     return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def counterpart_share(record: Mapping[str, Any]) -> float | None:
+    """See `Outcome.counterpart`; None when the question has no misinformation document."""
+    documents = [shingles(d["text"]) for d in record["documents"]]
+    shares = [
+        len(own & other) / len(own)
+        for n, (doc, own) in enumerate(zip(record["documents"], documents, strict=True))
+        if doc["type"] == "misinfo" and own
+        for m, other in enumerate(documents)
+        if m != n
+    ]
+    if not any(d["type"] == "misinfo" for d in record["documents"]):
+        return None
+    return round(max(shares, default=0.0), 3)
 
 
 def miss_kind(record: Mapping[str, Any], misinfo_read: bool | None) -> str:
@@ -170,8 +195,8 @@ def scan_mode(
                 only_correct=only_correct, ambiguous=ambiguous, flagged=bool(found),
                 kinds=tuple(c.kind for c in found), values=tuple(c.values for c in found),
                 miss=miss_kind(record, None) if positive and not found else None,
-                elapsed_ms=round(elapsed, 2), scan_ms=round(scan_ms, 2), same_answer_shares=same,
-                other_answer_shares=other,
+                counterpart=counterpart_share(record), elapsed_ms=round(elapsed, 2),
+                scan_ms=round(scan_ms, 2), same_answer_shares=same, other_answer_shares=other,
             )
         )  # fmt: skip
     return outcomes
@@ -219,6 +244,34 @@ def print_sameness(outcomes: Sequence[Outcome], threshold: float) -> None:
                 f"{called_same}/{len(same)}, two-entity pairs called one "
                 f"{called_other}/{len(other)}, precision of 'one entity' {precision:.3f}"
             )
+
+
+COUNTERPART_BANDS = ((0.0, 0.0), (0.0, 0.5), (0.5, 1.0))  # (above, up to): none, some, a copy
+
+
+def print_reach(outcomes: Sequence[Outcome]) -> None:
+    """Recall per band of the misinformation document's textual counterpart, and the scores if
+    every positive with any counterpart were flagged (a bound for comparing documents)."""
+    print("\nreach of comparing documents (scan; positives by the misinformation document's")
+    print("share of 8-word stretches in one other document of the question):")
+    for half, subset in halves(outcomes).items():
+        positives = [(o, o.counterpart) for o in subset if o.positive and o.counterpart is not None]
+        bands = []
+        for above, upto in COUNTERPART_BANDS:
+            band = [o for o, c in positives if (c == 0.0 if upto == 0.0 else above < c <= upto)]
+            flagged = sum(o.flagged for o in band)
+            label = "none" if upto == 0.0 else f"({above:.1f}, {upto:.1f}]"
+            bands.append(f"{label} {flagged}/{len(band)}")
+        tp = sum(o.flagged for o, _ in positives)
+        reachable = sum(o.flagged or c > 0.0 for o, c in positives)
+        fp = sum(o.flagged and not o.positive for o in subset)
+        precision = reachable / (reachable + fp) if reachable + fp else 0.0
+        recall = reachable / len(positives) if positives else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        print(
+            f"  {half:<15} flagged per band: {', '.join(bands)}; found {tp}, bound "
+            f"{reachable}/{len(positives)}: P {precision:.3f} R {recall:.3f} F1 {f1:.3f}"
+        )
 
 
 def pipeline_mode(
@@ -361,6 +414,7 @@ def main() -> None:
             results["pipeline"] = pipeline_mode(graph, embedder, records)
     print_table(results)
     print_sameness(results["scan"], conflict_settings.min_same_entity_share)
+    print_reach(results["scan"])
     RESULTS_FILE.write_text(
         json.dumps(
             {
