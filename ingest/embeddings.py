@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ingest.batching import CallBatcher
+from ingest.traced_model import TracedEncoder, trace_encoder
 from service.settings import EmbeddingSettings
 
 __all__ = ["Embedder", "EmbeddingError", "SentenceTransformerEmbedder", "model_location"]
@@ -58,6 +59,7 @@ class SentenceTransformerEmbedder:
         self.name = settings.model
         self.dimensions = settings.dimensions
         self._model: Any = None
+        self._traced: TracedEncoder | None = None  # set at load when settings.traced allows
         # float32 arrays: 1.5 KiB per 384-dimension vector instead of 12 KiB as a list of floats
         self._cache: OrderedDict[str, array[float]] = OrderedDict()
         self._cache_lock = threading.Lock()  # the pool threads of one process share the cache
@@ -88,6 +90,8 @@ class SentenceTransformerEmbedder:
                     f"expects {self.dimensions}"
                 )
             model.eval()  # encode() sets this on every call; the one-batch path relies on it
+            if self.settings.traced and _plain(model):
+                self._traced = trace_encoder(model)
             self._model = model
         return self._model
 
@@ -125,6 +129,8 @@ class SentenceTransformerEmbedder:
         model = self._load()
         try:
             if len(texts) <= self.settings.batch_size and _plain(model):
+                if self._traced is not None:
+                    return self._traced(texts)
                 return self._one_batch(model, texts)
             vectors = model.encode(
                 list(texts),
@@ -143,7 +149,8 @@ class SentenceTransformerEmbedder:
         (switching every module to eval, sorting by length, batching): about 2 ms of a
         question's 15-19 ms embedding, spent in Python beside the reads retrieval overlaps.
         Only for models without a default prompt or a truncated dimension (`_plain`), which
-        `encode` would apply."""
+        `encode` would apply. Models of the default model's shape run traced instead
+        (ingest/traced_model.py)."""
         import torch
 
         with torch.inference_mode():

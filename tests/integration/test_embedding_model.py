@@ -1,4 +1,5 @@
-"""The real model: the one-batch path (questions, small groups) gives what `encode` gives."""
+"""The real model: the one-batch path (questions, small groups) gives what `encode` gives, traced
+or not."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import math
 from collections.abc import Sequence
 
 import msgspec
+import pytest
 
+from ingest import traced_model
 from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.traced_model import trace_encoder
 
 TEXTS = [
     "What is water glass?",
@@ -55,3 +59,41 @@ def test_a_model_with_a_default_prompt_goes_through_encode(
         model.default_prompt_name = None
     assert _same(prompted, expected)
     assert not _same(prompted, embedder._encode_now(TEXTS[:1]))
+
+
+def test_the_default_model_runs_traced_with_the_same_vectors(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    model = embedder._load()
+    assert embedder._traced is not None  # so the tests above compare the traced graph
+    plain = SentenceTransformerEmbedder(msgspec.structs.replace(embedder.settings, traced=False))
+    plain._model = model
+    assert plain._traced is None
+    assert _same(plain._encode_now(TEXTS), embedder._encode_now(TEXTS))
+    # a text longer than the model's 256 tokens is cut alike on both paths
+    long = ["water glass " * 400, "short"]
+    assert _same(embedder._traced(long), model.encode(long, normalize_embeddings=True).tolist())
+
+
+def test_models_of_another_shape_are_not_traced(embedder: SentenceTransformerEmbedder) -> None:
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling
+
+    model = embedder._load()
+    cls_pooled = SentenceTransformer(
+        modules=[model[0], Pooling(model.get_embedding_dimension(), "cls"), Normalize()],
+        device="cpu",
+    )
+    assert trace_encoder(cls_pooled) is None
+
+
+def test_a_traced_graph_that_differs_from_the_model_is_not_used(
+    embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = embedder._load()
+    assert trace_encoder(model) is not None
+    own = traced_model._eager
+    monkeypatch.setattr(
+        traced_model, "_eager", lambda m, texts: [[x + 1e-3 for x in v] for v in own(m, texts)]
+    )
+    assert trace_encoder(model) is None
