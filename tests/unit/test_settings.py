@@ -12,6 +12,7 @@ def test_defaults_without_environment() -> None:
     assert settings.local.http_port == 7474
     assert settings.embedding.dimensions == 384
     assert settings.local.home.name == "neo4j"
+    assert settings.embedding.traced is True
 
 
 def test_environment_overrides() -> None:
@@ -21,6 +22,7 @@ def test_environment_overrides() -> None:
     assert settings.neo4j.uri == "bolt://db:7687"
     assert settings.local.bolt_port == 17687
     assert str(settings.local.home) == "/tmp/x/neo4j"
+    assert Settings.from_env({"KGS_EMBEDDING_TRACED": "off"}).embedding.traced is False
 
 
 @pytest.mark.parametrize(
@@ -29,6 +31,7 @@ def test_environment_overrides() -> None:
         ("KGS_NEO4J_BOLT_PORT", "x"),
         ("KGS_NEO4J_QUERY_TIMEOUT_S", "-1"),
         ("KGS_NEO4J_VECTOR_MERGE_FACTOR", "1"),  # Lucene merges at least two segments
+        ("KGS_EMBEDDING_TRACED", "yes"),  # on or off
     ],
 )
 def test_bad_values_are_named(name: str, value: str) -> None:
