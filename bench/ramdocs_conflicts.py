@@ -130,6 +130,8 @@ def shingles(text: str, size: int = 8) -> set[tuple[str, ...]]:
 
 def counterpart_share(record: Mapping[str, Any]) -> float | None:
     """See `Outcome.counterpart`; None when the question has no misinformation document."""
+    if not any(d["type"] == "misinfo" for d in record["documents"]):
+        return None
     documents = [shingles(d["text"]) for d in record["documents"]]
     shares = [
         len(own & other) / len(own)
@@ -138,8 +140,6 @@ def counterpart_share(record: Mapping[str, Any]) -> float | None:
         for m, other in enumerate(documents)
         if m != n
     ]
-    if not any(d["type"] == "misinfo" for d in record["documents"]):
-        return None
     return round(max(shares, default=0.0), 3)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ingest.batching import CallBatcher
-from ingest.traced_model import TracedEncoder, trace_encoder
+from ingest.traced_model import TracedEncoder, eager_vectors, trace_encoder
 from service.settings import EmbeddingSettings
 
 __all__ = ["Embedder", "EmbeddingError", "SentenceTransformerEmbedder", "model_location"]
@@ -129,9 +129,11 @@ class SentenceTransformerEmbedder:
         model = self._load()
         try:
             if len(texts) <= self.settings.batch_size and _plain(model):
+                # Without encode()'s per-call set-up (about 2 ms of a question's embedding);
+                # traced when the model allows it (ingest/traced_model.py).
                 if self._traced is not None:
                     return self._traced(texts)
-                return self._one_batch(model, texts)
+                return eager_vectors(model, texts)
             vectors = model.encode(
                 list(texts),
                 batch_size=self.settings.batch_size,
@@ -142,20 +144,6 @@ class SentenceTransformerEmbedder:
         except Exception as error:
             raise EmbeddingError(f"embedding failed: {error}") from error
         return [vector.tolist() for vector in vectors]  # C floats to Python floats, in C
-
-    @staticmethod
-    def _one_batch(model: Any, texts: list[str]) -> list[list[float]]:
-        """What `encode` computes for texts that fit one batch, without its per-call set-up
-        (switching every module to eval, sorting by length, batching): about 2 ms of a
-        question's 15-19 ms embedding, spent in Python beside the reads retrieval overlaps.
-        Only for models without a default prompt or a truncated dimension (`_plain`), which
-        `encode` would apply. Models of the default model's shape run traced instead
-        (ingest/traced_model.py)."""
-        import torch
-
-        with torch.inference_mode():
-            vectors = model(model.preprocess(texts))["sentence_embedding"]
-            return torch.nn.functional.normalize(vectors, p=2, dim=1).tolist()
 
 
 def _plain(model: Any) -> bool:

@@ -22,7 +22,7 @@ import logging
 import warnings
 from typing import Any
 
-__all__ = ["TracedEncoder", "trace_encoder"]
+__all__ = ["TracedEncoder", "eager_vectors", "trace_encoder"]
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def trace_encoder(model: Any) -> TracedEncoder | None:
             return None
         encoder = TracedEncoder(model, graph)
         for batch in (list(_PROBES), list(_PROBES[:1]), list(_PROBES[1:2])):
-            difference = _largest_difference(encoder(batch), _eager(model, batch))
+            difference = _largest_difference(encoder(batch), eager_vectors(model, batch))
             if difference > _TOLERANCE:
                 log.warning("traced model not used: it differs by %.2g on probe texts", difference)
                 return None
@@ -117,12 +117,17 @@ def _trace(model: Any) -> Any:
         )
 
 
-def _eager(model: Any, texts: list[str]) -> list[list[float]]:
+def eager_vectors(model: Any, texts: list[str]) -> list[list[float]]:
+    """What `encode` computes for texts that fit one batch, without its per-call set-up
+    (switching every module to eval, sorting by length, batching): the model as is, the
+    reference a traced graph must match. Only for models without a default prompt or a
+    truncated dimension, which `encode` would apply; the model must be in eval mode."""
     import torch
 
     with torch.inference_mode():
-        vectors: list[list[float]] = model(model.preprocess(texts))["sentence_embedding"].tolist()
-    return vectors
+        vectors = model(model.preprocess(texts))["sentence_embedding"]
+        normalised: list[list[float]] = torch.nn.functional.normalize(vectors, p=2, dim=1).tolist()
+    return normalised
 
 
 def _largest_difference(a: list[list[float]], b: list[list[float]]) -> float:

@@ -91,8 +91,10 @@ def test_a_traced_graph_that_differs_from_the_model_is_not_used(
 ) -> None:
     model = embedder._load()
     assert trace_encoder(model) is not None
-    own = traced_model._eager
+    own = traced_model.eager_vectors
     monkeypatch.setattr(
-        traced_model, "_eager", lambda m, texts: [[x + 1e-3 for x in v] for v in own(m, texts)]
+        traced_model,
+        "eager_vectors",
+        lambda m, texts: [[x + 1e-3 for x in v] for v in own(m, texts)],
     )
     assert trace_encoder(model) is None
