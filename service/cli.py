@@ -87,12 +87,15 @@ def _parser() -> argparse.ArgumentParser:
     ingest.set_defaults(run=_ingest)
 
     for name, helptext in (
-        ("ask", "answer a question from one scope"),
+        ("ask", "answer a question from one scope (the best one when none is given)"),
         ("explain", "print each stage's Cypher for a question"),
     ):
         ask = sub.add_parser(name, help=helptext)
         ask.add_argument("question")
-        ask.add_argument("--scope", required=True, help="the scope (knowledge base folder)")
+        ask.add_argument(
+            "--scope", help="the scope (knowledge base folder); default: the best of every scope "
+            "holding documents, at most KGS_API_MAX_QUESTION_SCOPES of them",
+        )  # fmt: skip
         ask.add_argument("--depth", choices=["normal", "deep"])
         ask.add_argument("--top-k", type=int, dest="top_k")
         if name == "ask":
@@ -171,6 +174,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any], Any]:
     from ingest.embeddings import SentenceTransformerEmbedder
     from service.pipeline.runner import answer_question
+    from service.pipeline.scope_choice import answer_best_scope, scopes_to_search
 
     embedder = (
         SentenceTransformerEmbedder(settings.embedding.for_queries())
@@ -178,9 +182,13 @@ def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any
         else None
     )
     with graph_session(settings, ensure_schema=False) as graph:
-        response = answer_question(
-            graph, embedder, args.question, scope=args.scope, depth=args.depth, top_k=args.top_k
-        )
+        if args.scope is None:  # the command line reads every scope
+            scopes = scopes_to_search(graph, None, settings.api.max_question_scopes)
+            response = answer_best_scope(graph, embedder, args.question, scopes=scopes,
+                                         depth=args.depth, top_k=args.top_k)  # fmt: skip
+        else:
+            response = answer_question(graph, embedder, args.question, scope=args.scope,
+                                       depth=args.depth, top_k=args.top_k)  # fmt: skip
         return response, graph.registry
 
 
@@ -190,6 +198,9 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(response, indent=2, ensure_ascii=False, default=str))
         return 0
     print(f"[{response['status']}] {response['answer']}")
+    if args.scope is None:
+        choice = response["trace"]["scopeChoice"]
+        print(f"  scope {choice['chosen']!r}: {choice['reason']}")
     for number, citation in enumerate(response["citations"], start=1):
         heading = " > ".join(citation["headingPath"])
         print(f"  [{number}] {citation['path']}:{citation['startLine']} ({heading})")

@@ -142,6 +142,9 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     dev_mode: bool = False  # no key needed; every scope readable and writable (make run only)
     max_query_chars: int = 2000
     max_top_k: int = 50
+    # A question without a scope searches every readable scope holding documents, one retrieval
+    # each; with more than this many it is refused (400: name a scope). `kgs ask` too.
+    max_question_scopes: int = 8
     max_upload_bytes: int = 2_000_000  # the whole request body of an upload
     max_page_size: int = 200  # documents per page
     max_neighbours: int = 200  # per knowledge point
@@ -283,6 +286,7 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         dev_mode=_choice(env, "KGS_API_DEV_MODE", ("off", "on")) == "on",
         max_query_chars=env_int(env, "KGS_API_MAX_QUERY_CHARS", 2000),
         max_top_k=env_int(env, "KGS_API_MAX_TOP_K", 50),
+        max_question_scopes=env_int(env, "KGS_API_MAX_QUESTION_SCOPES", 8),
         max_upload_bytes=env_int(env, "KGS_API_MAX_UPLOAD_BYTES", 2_000_000),
         max_page_size=env_int(env, "KGS_API_MAX_PAGE_SIZE", 200),
         trace_retention_count=env_int(env, "KGS_API_TRACE_RETENTION", 1000),

@@ -37,10 +37,11 @@ from service.api.shared_model import ModelAddress, ModelClient
 from service.db.graph import Graph
 from service.db.selection import Connection
 from service.pipeline.plan import Depth
-from service.pipeline.runner import answer_question
+from service.pipeline.runner import QueryEmbedder, answer_question
+from service.pipeline.scope_choice import answer_best_scope
 from service.settings import Settings
 
-__all__ = ["AnswerJob", "AnswerPool"]
+__all__ = ["AnswerJob", "AnswerPool", "answer_job"]
 
 log = logging.getLogger("kgs.api")
 
@@ -50,10 +51,20 @@ WORKER_RESPAWN_DELAY_S = 2.0
 
 class AnswerJob(msgspec.Struct, frozen=True, kw_only=True):
     query: str
-    scope: str
+    scope: str | None  # None: the question named none; answered from the best of `scopes`
+    scopes: tuple[str, ...]  # the scopes to search, all readable by the request's key
     depth: Depth | None
     top_k: int | None
     trace_id: str
+
+
+def answer_job(graph: Graph, embedder: QueryEmbedder | None, job: AnswerJob) -> dict[str, Any]:
+    """The answer, in a worker process or a thread of the service."""
+    if job.scope is not None:
+        return answer_question(graph, embedder, job.query, scope=job.scope, depth=job.depth,
+                               top_k=job.top_k)  # fmt: skip
+    return answer_best_scope(graph, embedder, job.query, scopes=job.scopes, depth=job.depth,
+                             top_k=job.top_k)  # fmt: skip
 
 
 class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
@@ -242,10 +253,7 @@ def _run_job(
 ) -> dict[str, Any] | WorkerProblem:
     token = trace_id_var.set(job.trace_id)  # logs and problems carry the request's id
     try:
-        return answer_question(
-            TracedGraph(graph, job.trace_id), model, job.query, scope=job.scope,
-            depth=job.depth, top_k=job.top_k,
-        )  # fmt: skip
+        return answer_job(TracedGraph(graph, job.trace_id), model, job)
     except Exception as error:  # every failure crosses the boundary as its problem
         answer = problem_for(error)  # logs a bug with its traceback, here in the worker
         return WorkerProblem(

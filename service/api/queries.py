@@ -1,4 +1,7 @@
-"""POST /v1/query: one question, the answer response of DESIGN.md (trace omittable)."""
+"""POST /v1/query: one question, the answer response of DESIGN.md (trace omittable).
+
+A question that names no scope searches the scopes the key may read (every scope in development
+mode) and is answered from the one whose evidence is best (service/pipeline/scope_choice.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import msgspec
 from litestar import Controller, post
 from litestar.params import Body, Parameter
 
-from service.api.answer_pool import AnswerJob
+from service.api.answer_pool import AnswerJob, answer_job
 from service.api.auth import Grant
 from service.api.errors import bad_request, v1_problems
 from service.api.metrics import record_answer
@@ -21,7 +24,7 @@ from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.api.trace_store import StoredTrace
 from service.db.graph import CypherCall
-from service.pipeline.runner import answer_question
+from service.pipeline.scope_choice import scopes_to_search
 
 __all__ = [
     "Citation",
@@ -36,17 +39,23 @@ __all__ = [
 # The request Struct refuses unknown fields; say so in the schema (Litestar does not derive it).
 CLOSED_OBJECT = {"additionalProperties": False}
 AnswerStatus = Literal["answered", "partial", "conflict", "stale", "abstained"]
+QuestionScope = Annotated[str, msgspec.Meta(
+    pattern=SCOPE_PATTERN,
+    description="the scope to answer from; omitted: the best of the scopes the key may read "
+    "(every scope in development mode), at most KGS_API_MAX_QUESTION_SCOPES of them",
+)]  # fmt: skip
 
 
 class QueryRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,
                    rename="camel"):  # fmt: skip
     query: Annotated[str, msgspec.Meta(min_length=1, description="the question")]
-    scope: Annotated[str, msgspec.Meta(pattern=SCOPE_PATTERN)] | None = None
+    scope: QuestionScope | None = None
     depth: Literal["normal", "deep"] | None = None
     top_k: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 class Citation(msgspec.Struct, kw_only=True, rename="camel"):
+    scope: str  # the cited document's scope (the one the answer came from)
     document_id: str
     path: str  # relative to the knowledge base root
     heading_path: list[str]
@@ -69,8 +78,11 @@ class QueryResponse(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=
     trace: dict[str, Any] | None = None
 
 
-def check_request(resources: AppResources, grant: Grant, request: QueryRequest) -> str:
-    """The scope to answer from, once the request is within the grant and the limits."""
+async def check_request(
+    resources: AppResources, grant: Grant, request: QueryRequest
+) -> tuple[str, ...]:
+    """The scopes to search, once the request is within the grant and the limits: the named
+    scope, or else the key's scopes that hold documents (its only scope as it is)."""
     limits = resources.settings.api
     if not request.query.strip():
         raise bad_request("query is empty")
@@ -78,36 +90,38 @@ def check_request(resources: AppResources, grant: Grant, request: QueryRequest) 
         raise bad_request(f"query is longer than {limits.max_query_chars} characters")
     if request.top_k is not None and request.top_k > limits.max_top_k:
         raise bad_request(f"topK is larger than {limits.max_top_k}")
-    return readable_scope(grant, request.scope)
+    if request.scope is not None or (grant.scopes is not None and len(grant.scopes) == 1):
+        return (readable_scope(grant, request.scope),)
+    listing = partial(scopes_to_search, resources.request_graph(), grant.readable(),
+                      limits.max_question_scopes)  # fmt: skip
+    return tuple(await anyio.to_thread.run_sync(listing))
 
 
 async def run_answer(
     resources: AppResources,
-    scope: str,
+    scopes: tuple[str, ...],
     request: QueryRequest,
     on_call: Callable[[CypherCall], None] | None = None,
 ) -> dict[str, Any]:
     """Answer in a worker process, or a thread of this one (the stream's progress events come
     from the thread), at most max_concurrent_answers at once; keep the trace."""
     graph = resources.request_graph(on_call)
+    job = AnswerJob(query=request.query, scope=scopes[0] if request.scope is not None else None,
+                    scopes=scopes, depth=request.depth, top_k=request.top_k,
+                    trace_id=graph.trace_id)  # fmt: skip
     if resources.answer_pool is not None and on_call is None:
-        job = AnswerJob(query=request.query, scope=scope, depth=request.depth,
-                        top_k=request.top_k, trace_id=graph.trace_id)  # fmt: skip
         async with resources.answer_limiter or nullcontext():
             response = await resources.answer_pool.answer(job)
     else:
-        work = partial(
-            answer_question, graph, resources.embedder, request.query,
-            scope=scope, depth=request.depth, top_k=request.top_k,
-        )  # fmt: skip
+        work = partial(answer_job, graph, resources.embedder, job)
         response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id
     record_answer(response)
     resources.traces.put(
         StoredTrace(
-            trace_id=graph.trace_id, scope=scope, query=request.query,
-            status=str(response["status"]), trace=response["trace"],
+            trace_id=graph.trace_id, scope=response["trace"]["plan"]["scope"], scopes=scopes,
+            query=request.query, status=str(response["status"]), trace=response["trace"],
             created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         )
     )  # fmt: skip
@@ -133,7 +147,8 @@ class QueryController(Controller):
         data: Annotated[QueryRequest, Body(schema_extra=CLOSED_OBJECT)],
         trace: Annotated[bool, Parameter(description="include the full trace")] = True,
     ) -> QueryResponse:
-        """Answer one question from one scope (the key's only scope when none is given)."""
-        scope = check_request(resources, grant, data)
-        response = await run_answer(resources, scope, data)
+        """Answer one question from one scope: the one named, or else the best of the scopes
+        the key may read (each citation names its scope; the trace's scopeChoice says why)."""
+        scopes = await check_request(resources, grant, data)
+        response = await run_answer(resources, scopes, data)
         return to_response(response, with_trace=trace)

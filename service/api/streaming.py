@@ -1,6 +1,7 @@
 """POST /v1/query/stream: the same answer as server-sent events.
 
-    event: started    {"traceId", "scope"}
+    event: started    {"traceId", "scope", "scopes"}   scope: null when the question named none
+                      and the key reads several scopes; scopes: those to be searched
     event: progress   {"stage", "statement", "rows", "elapsedMs"}   one per Cypher statement,
                       as it finishes (stage: retrieval, graphContext, augmentation, ...)
     event: answer     the answer response of POST /v1/query
@@ -65,12 +66,12 @@ class StreamController(Controller):
         trace: Annotated[bool, Parameter(description="include the full trace")] = True,
     ) -> ServerSentEvent:
         """Stage progress while the question is answered, then the answer."""
-        scope = check_request(resources, grant, data)
-        return ServerSentEvent(_events(resources, scope, data, with_trace=trace))
+        scopes = await check_request(resources, grant, data)
+        return ServerSentEvent(_events(resources, scopes, data, with_trace=trace))
 
 
 async def _events(
-    resources: AppResources, scope: str, request: QueryRequest, *, with_trace: bool
+    resources: AppResources, scopes: tuple[str, ...], request: QueryRequest, *, with_trace: bool
 ) -> AsyncIterator[ServerSentEventMessage]:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[ServerSentEventMessage | None] = asyncio.Queue()
@@ -78,8 +79,9 @@ async def _events(
     def on_call(call: CypherCall) -> None:  # runs in the worker thread
         loop.call_soon_threadsafe(queue.put_nowait, _progress(call))
 
-    yield _event("started", {"traceId": current_trace_id(), "scope": scope})
-    task = asyncio.ensure_future(run_answer(resources, scope, request, on_call))
+    scope = scopes[0] if len(scopes) == 1 else None
+    yield _event("started", {"traceId": current_trace_id(), "scope": scope, "scopes": scopes})
+    task = asyncio.ensure_future(run_answer(resources, scopes, request, on_call))
     # Progress callbacks were queued before the worker returned, so they arrive first.
     task.add_done_callback(lambda _: queue.put_nowait(None))
     try:

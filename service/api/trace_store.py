@@ -14,7 +14,10 @@ __all__ = ["StoredTrace", "TraceStore"]
 
 class StoredTrace(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     trace_id: str
-    scope: str
+    scope: str  # the scope answered from
+    # Every scope the question searched (a question without a scope: its trace names them all);
+    # a key reads the trace only if it may read each of them.
+    scopes: tuple[str, ...] = ()
     query: str
     status: str
     created_at: str  # ISO 8601, UTC

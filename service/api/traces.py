@@ -30,6 +30,6 @@ class TraceController(Controller):
     ) -> StoredTrace:
         """The stored trace of a recent answer (same key scopes as the answer's)."""
         stored = resources.traces.get(trace_id)
-        if stored is None or not grant.can_read(stored.scope):
+        if stored is None or not all(map(grant.can_read, (stored.scope, *stored.scopes))):
             raise not_found("trace")
         return stored

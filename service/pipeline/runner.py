@@ -58,7 +58,9 @@ from service.settings import Settings
 __all__ = [
     "QueryEmbedder",
     "QuestionError",
+    "Retrieved",
     "answer_question",
+    "check_question",
     "default_llm",
     "embed_in_background",
     "embed_in_chunks",
@@ -94,6 +96,24 @@ def default_llm() -> ChatCompleter | None:
     return client_from_settings(Settings.from_env().llm)
 
 
+def check_question(query: str, settings: PipelineSettings) -> None:
+    """QuestionError when the question itself is unusable."""
+    if not query.strip():
+        raise QuestionError("the question is empty")
+    if len(query) > settings.max_query_chars:
+        raise QuestionError(f"the question is longer than {settings.max_query_chars} characters")
+
+
+class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
+    """A question's plan and retrieval in one scope, done before answer_question: a question
+    without a scope is retrieved in every readable scope to choose one (scope_choice.py)."""
+
+    plan: QueryPlan
+    retrieval: Retrieval
+    vector: list[float] | None  # the question's embedding
+    timings_ms: dict[str, float]  # the stages already run (plan, retrieval, ...)
+
+
 class _Pass(msgspec.Struct, frozen=True, kw_only=True):
     context: GraphContext
     augmentation: Augmentation
@@ -112,16 +132,15 @@ def answer_question(
     settings: PipelineSettings | None = None,
     answer_settings: AnswerSettings | None = None,
     llm: ChatCompleter | bool | None = True,
+    retrieved: Retrieved | None = None,
 ) -> dict[str, Any]:
     """`llm`: True = the provider configured in the environment (if any); False/None = none;
-    or a client (tests pass one pointing at a fake OpenAI-compatible server)."""
+    or a client (tests pass one pointing at a fake OpenAI-compatible server). `retrieved`: the
+    plan and retrieval already done in `scope` (the caller's trace holds their Cypher)."""
     settings = settings or PipelineSettings()
     answer_settings = answer_settings or AnswerSettings()
     client = default_llm() if llm is True else (llm or None)
-    if not query.strip():
-        raise QuestionError("the question is empty")
-    if len(query) > settings.max_query_chars:
-        raise QuestionError(f"the question is longer than {settings.max_query_chars} characters")
+    check_question(query, settings)
     run = graph.child()
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -132,12 +151,16 @@ def answer_question(
         timings[stage] = round(timings.get(stage, 0.0) + (now - started) * 1000, 2)
         started = now
 
-    plan = plan_query(query, scope, depth)
-    lap("plan")
-    embedding = embed_in_background(embedder, plan.query) if embedder is not None else None
-    retrieval = retrieve_spans(run, plan, embedding, settings, top_k=top_k)
-    vector = embedding.result() if embedding is not None else None
-    lap("retrieval")
+    if retrieved is None:
+        plan = plan_query(query, scope, depth)
+        lap("plan")
+        embedding = embed_in_background(embedder, plan.query) if embedder is not None else None
+        retrieval = retrieve_spans(run, plan, embedding, settings, top_k=top_k)
+        vector = embedding.result() if embedding is not None else None
+        lap("retrieval")
+    else:
+        plan, retrieval, vector = retrieved.plan, retrieved.retrieval, retrieved.vector
+        timings.update(retrieved.timings_ms)
     named = {compact_key(n.matched): n.id for n in retrieval.names}
     operand_points = [(n.operand, n.id) for n in retrieval.names if n.operand is not None]
     # The best paragraph's sentences embed while graph context and augmentation read Neo4j.
@@ -249,7 +272,7 @@ def answer_question(
     )  # fmt: skip
     lap("answer")
 
-    citations = _citations(draft.sentences) if not abstaining else []
+    citations = _citations(draft.sentences, plan.scope) if not abstaining else []
     return {
         "answer": answer,
         "status": status,
@@ -389,7 +412,7 @@ def _render(draft: Draft) -> str:
     return " ".join(s.text for s in draft.sentences)
 
 
-def _citations(sentences: Sequence[DraftSentence]) -> list[dict[str, Any]]:
+def _citations(sentences: Sequence[DraftSentence], scope: str) -> list[dict[str, Any]]:
     seen: set[str] = set()
     out = []
     for sentence in sentences:
@@ -397,7 +420,7 @@ def _citations(sentences: Sequence[DraftSentence]) -> list[dict[str, Any]]:
             if e.citation_id in seen:
                 continue
             seen.add(e.citation_id)
-            out.append(_citation(e))
+            out.append(_citation(e, scope))
     return out
 
 
@@ -408,9 +431,10 @@ def _review_trace(review: SufficiencyReview, outcome: JudgeOutcome | None) -> di
     return data
 
 
-def _citation(evidence: EvidenceSentence) -> dict[str, Any]:
+def _citation(evidence: EvidenceSentence, scope: str) -> dict[str, Any]:
     return {
         "citationId": evidence.citation_id,
+        "scope": scope,  # a question without a scope may be answered from any readable one
         "fragmentId": evidence.fragment_id,
         "role": evidence.role,
         "documentId": evidence.document_id,
