@@ -4,10 +4,14 @@ The YAML is parsed safely, then converted into frozen Structs that forbid unknow
 misspelt key, a value outside its enumeration or a missing `scope` is an error naming the file,
 the case and the key, never an expectation that silently does not run. Each case is converted on
 its own so that the error can name the case id.
+
+A case may list `paraphrases`: other wordings of its query, each asked the same way and held to
+the query's status (knowledge_base/PROBES.md, "Paraphrases").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,6 +25,7 @@ from service.pipeline.evidence import DecisionStatus, Role, SourceBoundary
 from service.pipeline.plan import Depth
 
 __all__ = [
+    "MIN_PARAPHRASES",
     "Degradation",
     "Expect",
     "ExpectedBudget",
@@ -30,6 +35,7 @@ __all__ = [
     "ProbeFileError",
     "Sufficiency",
     "load_cases",
+    "wording_key",
 ]
 
 Sufficiency = Literal["sufficient", "borderline", "insufficient"]
@@ -53,6 +59,8 @@ _Texts = tuple[_Text, ...]
 _Count = Annotated[int, msgspec.Meta(ge=1)]
 # Printed at the start of a result line, so no whitespace and no leading punctuation.
 _CaseId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+# Fewer than three wordings says little about robustness: one odd paraphrase can pass by luck.
+MIN_PARAPHRASES = 3
 
 
 class ProbeFileError(ValueError):
@@ -104,6 +112,14 @@ class ProbeCase(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     scope: _Text  # a top-level folder of the knowledge base
     expect: Expect
     depth: Depth | None = None  # None: the depth the planner chooses
+    # Other wordings of `query`. UNSET rather than () so that an explicit empty list is an
+    # error instead of a case that quietly checks no paraphrase.
+    paraphrases: tuple[_Text, ...] | UnsetType = UNSET
+
+    @property
+    def wordings(self) -> tuple[str, ...]:
+        """The paraphrases, () when the case has none."""
+        return () if isinstance(self.paraphrases, UnsetType) else self.paraphrases
 
 
 class ProbeFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,6 +183,7 @@ def _decode_case(path: Path, index: int, raw: Any) -> ProbeCase:
         case = msgspec.convert(raw, ProbeCase, strict=True)
     except msgspec.ValidationError as err:
         raise ProbeFileError(path, f"{where}: {err}") from err
+    _check_paraphrases(path, where, case)
     kinds = case.expect.relation_kinds_include
     unknown = [kind for kind in kinds if kind not in RELATION_TYPES] if kinds else []
     if unknown:
@@ -176,6 +193,35 @@ def _decode_case(path: Path, index: int, raw: Any) -> ProbeCase:
             f"{', '.join(map(repr, unknown))}; allowed: {', '.join(RELATION_TYPES)}",
         )
     return case
+
+
+def wording_key(text: str) -> str:
+    """What two wordings must differ in: their words, not letter case, spacing or punctuation
+    ("What is X?" and "what is x" are one wording). \\w also matches CJK characters."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def _check_paraphrases(path: Path, where: str, case: ProbeCase) -> None:
+    if isinstance(case.paraphrases, UnsetType):
+        return
+    if len(case.paraphrases) < MIN_PARAPHRASES:
+        raise ProbeFileError(
+            path,
+            f"{where}: paraphrases needs at least {MIN_PARAPHRASES} other wordings of the "
+            f"query, got {len(case.paraphrases)}",
+        )
+    seen = {wording_key(case.query): "the query"}
+    for index, paraphrase in enumerate(case.paraphrases):
+        key = wording_key(paraphrase)
+        if not key:
+            raise ProbeFileError(path, f"{where}: paraphrases[{index}] {paraphrase!r} has no words")
+        if key in seen:
+            raise ProbeFileError(
+                path,
+                f"{where}: paraphrases[{index}] {paraphrase!r} repeats {seen[key]} "
+                "(letter case, spacing and punctuation do not make a paraphrase)",
+            )
+        seen[key] = f"paraphrases[{index}]"
 
 
 def _reject_duplicate_ids(path: Path, cases: tuple[ProbeCase, ...]) -> None:

@@ -3,6 +3,10 @@
 The response is the camelCase answer object of `POST /v1/query` and `kgs ask --json`. Each
 expectation reads one fixed path; a path the response lacks is a failed expectation that names
 the path, never a KeyError.
+
+A paraphrase is held to less than its query (check_paraphrase): the same public status as the
+query's own response, and the query's documents_include, but not the exact answer text, whose
+sentence choice may fairly follow the wording.
 """
 
 from __future__ import annotations
@@ -14,7 +18,13 @@ import msgspec
 
 from service.probes.cases import ExpectedBudget, ProbeCase
 
-__all__ = ["check_case", "format_result", "summary_line"]
+__all__ = [
+    "check_case",
+    "check_paraphrase",
+    "format_result",
+    "paraphrase_summary_line",
+    "summary_line",
+]
 
 _REVIEW = ("trace", "ragSufficiencyReview")
 _PACK = ("trace", "ragContextPack")
@@ -219,6 +229,58 @@ def check_case(case: ProbeCase, response: Mapping[str, Any]) -> list[str]:
     return failures
 
 
+def _paraphrase_status(case: ProbeCase, query_status: Any, got: Any) -> list[str]:
+    """The query's status is the reference, unless the query itself breaks the case's `abstain`:
+    then a paraphrase is held to the case, so that one that abstains correctly is not blamed for
+    disagreeing with a wrong query."""
+    abstain = case.expect.abstain
+    if abstain is True and query_status != "abstained":
+        if got == "abstained":
+            return []
+        return [f"status expected 'abstained' (the case's; the query got {query_status!r}), "
+                f"got {got!r}"]  # fmt: skip
+    if abstain is False and query_status == "abstained":
+        if got != "abstained":
+            return []
+        return ["status expected no abstention (the case's; the query got 'abstained' too), "
+                f"got {got!r}"]  # fmt: skip
+    if got == query_status:
+        return []
+    return [f"status expected {query_status!r} (the query's), got {got!r}"]
+
+
+def check_paraphrase(
+    case: ProbeCase, paraphrase: str, query_response: Mapping[str, Any], response: Mapping[str, Any]
+) -> list[str]:
+    """One paraphrase's failures, each naming the paraphrase; empty = it behaved like the query.
+
+    Whether the query's own status is right is the case's check (check_case); a paraphrase is
+    judged on agreeing with it (_paraphrase_status).
+    """
+    label = f"paraphrase {paraphrase!r}"
+    failures: list[str] = []
+    try:
+        got = _at(response, "status")
+        failures.extend(
+            f"{label}: {message}"
+            for message in _paraphrase_status(case, _at(query_response, "status"), got)
+        )
+    except _ShapeError as err:
+        failures.append(f"{label}: status: {err}")
+        got = None
+    documents = case.expect.documents_include
+    # An abstention cites nothing; its status line already says what went wrong.
+    if not isinstance(documents, msgspec.UnsetType) and got != "abstained":
+        try:
+            failures.extend(
+                f"{label}: documents_include: {message}"
+                for message in _documents_include(documents, response)
+            )
+        except _ShapeError as err:
+            failures.append(f"{label}: documents_include: {err}")
+    return failures
+
+
 def format_result(case_id: str, failures: list[str]) -> str:
     """One line per case: `PASS id` or `FAIL id: reason; reason`."""
     if not failures:
@@ -228,3 +290,8 @@ def format_result(case_id: str, failures: list[str]) -> str:
 
 def summary_line(passed: int, failed: int) -> str:
     return f"{passed} passed, {failed} failed"
+
+
+def paraphrase_summary_line(passed: int, failed: int) -> str:
+    """Paraphrase counts, printed before summary_line (which counts cases)."""
+    return f"paraphrases: {passed} passed, {failed} failed"

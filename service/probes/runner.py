@@ -1,17 +1,28 @@
 """`kgs probe CASES.yaml [--kb DIR]`: ingest the knowledge base, run every case through the
-same pipeline the API uses, print a line per case and `N passed, M failed`."""
+same pipeline the API uses, print a line per case and `N passed, M failed`.
+
+A case's paraphrases are asked right after its query, through the same call with the same scope
+and depth; their failures join the case's line, and a `paraphrases: ...` count line precedes the
+summary."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ingest.embeddings import Embedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db.graph import Graph
 from service.pipeline.runner import answer_question
-from service.probes.cases import load_cases
-from service.probes.checks import check_case, format_result, summary_line
+from service.probes.cases import ProbeCase, load_cases
+from service.probes.checks import (
+    check_case,
+    check_paraphrase,
+    format_result,
+    paraphrase_summary_line,
+    summary_line,
+)
 from service.settings import Settings
 
 __all__ = ["run_probes"]
@@ -34,18 +45,37 @@ def run_probes(
         report = ingest(graph, embedder, kb, IngestOptions(prune=True), settings.ingest)
         if report.failed_files:
             emit(f"warning: not ingested: {', '.join(report.failed_files)}")
-    passed = failed = 0
+
+    def ask(case: ProbeCase, question: str) -> dict[str, Any]:
+        response = answer_question(
+            graph, embedder, question, scope=scope_prefix + case.scope, depth=case.depth
+        )
+        for citation in response["citations"]:
+            citation["path"] = citation["path"].removeprefix(scope_prefix)
+        return response
+
+    passed = failed = paraphrases_passed = paraphrases_failed = 0
     for case in probe_file.cases:
         try:
-            response = answer_question(
-                graph, embedder, case.query, scope=scope_prefix + case.scope, depth=case.depth
-            )
-            for citation in response["citations"]:
-                citation["path"] = citation["path"].removeprefix(scope_prefix)
+            response = ask(case, case.query)
             failures = check_case(case, response)
         except Exception as error:  # one broken case must not hide the others' results
             failures = [f"error: {type(error).__name__}: {error}"]
+            response = None
+        for paraphrase in case.wordings:
+            if response is None:
+                own = [f"paraphrase {paraphrase!r}: not run, the query itself failed"]
+            else:
+                try:
+                    own = check_paraphrase(case, paraphrase, response, ask(case, paraphrase))
+                except Exception as error:  # as above, per paraphrase
+                    own = [f"paraphrase {paraphrase!r}: error: {type(error).__name__}: {error}"]
+            failures.extend(own)
+            paraphrases_passed += not own
+            paraphrases_failed += bool(own)
         emit(format_result(case.id, failures))
         passed, failed = (passed + 1, failed) if not failures else (passed, failed + 1)
+    if paraphrases_passed or paraphrases_failed:
+        emit(paraphrase_summary_line(paraphrases_passed, paraphrases_failed))
     emit(summary_line(passed, failed))
     return passed, failed

@@ -1,6 +1,9 @@
 """The shipped probe suites through `run_probes`, on renamed copies of the shipped knowledge base
 (this test owns its scopes). A suite joins this list when the issue that decides its behaviour
-is done: pipeline.yaml (the evidence path) now; answers.yaml and conflicts.yaml later."""
+is done: pipeline.yaml (the evidence path) now; answers.yaml and conflicts.yaml later.
+
+Each case's paraphrases run too and count against the case (a paraphrase that does not get the
+query's status fails it): the suites stay honest while the answerability gate is refitted."""
 
 from __future__ import annotations
 

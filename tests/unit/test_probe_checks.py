@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,13 @@ from service.probes import (
     ProbeCase,
     ProbeFileError,
     check_case,
+    check_paraphrase,
     format_result,
     load_cases,
+    paraphrase_summary_line,
     summary_line,
 )
-from service.probes.cases import Expect
+from service.probes.cases import MIN_PARAPHRASES, Expect, wording_key
 
 PROBES = Path(__file__).resolve().parents[1] / "probes"
 
@@ -248,12 +251,27 @@ def test_format_result_and_summary_line() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "count"), [("pipeline.yaml", 14), ("answers.yaml", 14), ("conflicts.yaml", 77)]
+    ("name", "count"), [("pipeline.yaml", 14), ("answers.yaml", 28), ("conflicts.yaml", 77)]
 )
 def test_shipped_probe_files_load(name: str, count: int) -> None:
     probe_file = load_cases(PROBES / name)
     assert len(probe_file.cases) == count
     assert all(case.scope and case.query for case in probe_file.cases)
+
+
+@pytest.mark.parametrize("name", ["pipeline.yaml", "answers.yaml", "conflicts.yaml"])
+def test_every_shipped_case_has_paraphrases(name: str) -> None:
+    # The loader checks count and distinctness when the key is there; this makes it required
+    # for the shipped suites.
+    missing = [case.id for case in load_cases(PROBES / name).cases if not case.wordings]
+    assert missing == []
+
+
+def test_shipped_unanswerable_cases_abstain_in_every_wording() -> None:
+    cases = load_cases(PROBES / "answers.yaml").cases
+    unanswerable = [case for case in cases if case.expect.abstain is True]
+    assert len(unanswerable) >= 11  # the out-of-scope case and the on-topic ones
+    assert all(len(case.wordings) >= MIN_PARAPHRASES for case in unanswerable)
 
 
 def test_shipped_pipeline_file_decodes_depth_and_budget() -> None:
@@ -394,3 +412,176 @@ def test_malformed_files_are_rejected(tmp_path: Path, text: str, message: str) -
 def test_missing_file_is_a_probe_file_error(tmp_path: Path) -> None:
     with pytest.raises(ProbeFileError, match="cannot read the file"):
         load_cases(tmp_path / "absent.yaml")
+
+
+# --- paraphrases ------------------------------------------------------------------------------
+
+PARAPHRASES = ("what's water glass", "water glass definition", "explain water glass")
+
+
+def paraphrase_case(paraphrases: list[str], query: str = "what is water glass?") -> str:
+    lines = "".join(f"      - {json.dumps(text, ensure_ascii=False)}\n" for text in paraphrases)
+    return (
+        f"cases:\n  - id: one\n    query: {json.dumps(query, ensure_ascii=False)}\n"
+        f"    scope: s\n    paraphrases:\n{lines}    expect: {{}}\n"
+    )
+
+
+def test_paraphrases_load_in_file_order(tmp_path: Path) -> None:
+    [case] = load_cases(write(tmp_path, paraphrase_case(list(PARAPHRASES)))).cases
+    assert case.paraphrases == PARAPHRASES
+    assert case.wordings == PARAPHRASES
+
+
+def test_paraphrases_are_optional_in_the_format(tmp_path: Path) -> None:
+    [case] = load_cases(write(tmp_path, CASE + "    expect: {}\n")).cases
+    assert case.paraphrases is msgspec.UNSET
+    assert case.wordings == ()
+
+
+def test_chinese_paraphrases_load(tmp_path: Path) -> None:
+    wordings = ["什么是水玻璃？", "请解释一下水玻璃", "水玻璃的定义是什么"]
+    [case] = load_cases(write(tmp_path, paraphrase_case(wordings, "水玻璃是什么？"))).cases
+    assert case.wordings == tuple(wordings)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2])
+def test_fewer_than_three_paraphrases_are_rejected(tmp_path: Path, count: int) -> None:
+    text = (
+        paraphrase_case(list(PARAPHRASES[:count]))
+        if count
+        else CASE + ("    paraphrases: []\n    expect: {}\n")
+    )
+    message = _load_error(tmp_path, text)
+    assert "case 'one'" in message
+    assert f"paraphrases needs at least 3 other wordings of the query, got {count}" in message
+
+
+@pytest.mark.parametrize(
+    ("paraphrases", "message"),
+    [
+        # the query again, differing only in letter case, spacing and punctuation
+        (
+            ["What is  WATER glass", *PARAPHRASES[1:]],
+            "paraphrases[0] 'What is  WATER glass' repeats the query",
+        ),
+        (
+            [*PARAPHRASES, "Explain water-glass!"],
+            "paraphrases[3] 'Explain water-glass!' repeats paraphrases[2]",
+        ),
+        ([*PARAPHRASES[:2], "？？"], "paraphrases[2] '？？' has no words"),
+    ],
+)
+def test_repeated_or_empty_wordings_are_rejected(
+    tmp_path: Path, paraphrases: list[str], message: str
+) -> None:
+    error = _load_error(tmp_path, paraphrase_case(paraphrases))
+    assert "case 'one'" in error
+    assert message in error
+
+
+def test_chinese_repeat_of_the_query_is_rejected(tmp_path: Path) -> None:
+    wordings = ["水玻璃是什么", "请解释一下水玻璃", "水玻璃的定义是什么"]  # only the ？ dropped
+    message = _load_error(tmp_path, paraphrase_case(wordings, "水玻璃是什么？"))
+    assert "paraphrases[0] '水玻璃是什么' repeats the query" in message
+
+
+@pytest.mark.parametrize("value", ["'what is it?'", "", "[what is it, other, '']", "[1, 2, 3]"])
+def test_paraphrases_of_the_wrong_type_are_rejected(tmp_path: Path, value: str) -> None:
+    message = _load_error(tmp_path, CASE + f"    paraphrases: {value}\n    expect: {{}}\n")
+    assert "case 'one'" in message
+    assert "$.paraphrases" in message
+
+
+def test_wording_key_ignores_case_spacing_and_punctuation_only() -> None:
+    assert wording_key(" What is X? ") == wording_key("what  is x") == "what is x"
+    assert wording_key("what is the x?") != wording_key("what is x?")
+    assert wording_key("version 1.0") != wording_key("version 10")
+
+
+def _paraphrased(**expect: Any) -> ProbeCase:
+    return msgspec.structs.replace(make_case(**expect), paraphrases=PARAPHRASES)
+
+
+def test_paraphrase_with_the_query_status_and_documents_passes() -> None:
+    case = _paraphrased(documents_include=["waterglass/waterglass.md"], answer_includes=["x"])
+    # answer text is not held against a paraphrase, even when the query's check names it
+    assert check_paraphrase(case, PARAPHRASES[0], GOOD, {**GOOD, "answer": "other"}) == []
+
+
+def test_paraphrase_status_must_match_the_query_status() -> None:
+    refused = {**GOOD, "status": "abstained", "citations": []}
+    assert check_paraphrase(_paraphrased(), "water glass definition", GOOD, refused) == [
+        "paraphrase 'water glass definition': status expected 'answered' (the query's), "
+        "got 'abstained'"
+    ]
+    # for an unanswerable case the query abstains, so every paraphrase must abstain too
+    assert check_paraphrase(_paraphrased(abstain=True), "x", refused, GOOD) == [
+        "paraphrase 'x': status expected 'abstained' (the query's), got 'answered'"
+    ]
+    assert check_paraphrase(_paraphrased(abstain=True), "x", refused, refused) == []
+
+
+def test_paraphrase_is_held_to_the_case_when_the_query_breaks_abstain() -> None:
+    refused = {**GOOD, "status": "abstained", "citations": []}
+    unanswerable = _paraphrased(abstain=True)
+    # the query answered an unanswerable case: a paraphrase that abstains is right, not blamed
+    assert check_paraphrase(unanswerable, "p", GOOD, refused) == []
+    assert check_paraphrase(unanswerable, "p", GOOD, {**GOOD, "status": "partial"}) == [
+        "paraphrase 'p': status expected 'abstained' (the case's; the query got 'answered'), "
+        "got 'partial'"
+    ]
+    answerable = _paraphrased(abstain=False)
+    assert check_paraphrase(answerable, "p", refused, {**GOOD, "status": "stale"}) == []
+    assert check_paraphrase(answerable, "p", refused, refused) == [
+        "paraphrase 'p': status expected no abstention (the case's; the query got 'abstained' "
+        "too), got 'abstained'"
+    ]
+
+
+def test_abstained_paraphrase_is_not_also_held_to_documents() -> None:
+    case = _paraphrased(documents_include=["waterglass/waterglass.md"])
+    refused = {**GOOD, "status": "abstained", "citations": []}
+    [failure] = check_paraphrase(case, "p", GOOD, refused)
+    assert failure.startswith("paraphrase 'p': status expected 'answered'")
+
+
+def test_paraphrase_is_held_to_documents_include() -> None:
+    case = _paraphrased(documents_include=["waterglass/waterglass.md"])
+    other = {**GOOD, "citations": [{"path": "waterglass/plastic-cup.md"}]}
+    assert check_paraphrase(case, "p", GOOD, other) == [
+        "paraphrase 'p': documents_include: missing 'waterglass/waterglass.md' "
+        "(got 'waterglass/plastic-cup.md')"
+    ]
+
+
+def test_paraphrase_with_a_partial_status_differs_from_answered() -> None:
+    partial = {**GOOD, "status": "partial"}
+    [failure] = check_paraphrase(_paraphrased(), "p", GOOD, partial)
+    assert "expected 'answered' (the query's), got 'partial'" in failure
+
+
+def test_paraphrase_shape_errors_are_failures() -> None:
+    case = _paraphrased(documents_include=["waterglass/waterglass.md"])
+    assert check_paraphrase(case, "p", {}, {"status": "answered"}) == [
+        "paraphrase 'p': status: response has no status",
+        "paraphrase 'p': documents_include: response has no citations",
+    ]
+
+
+def test_paraphrase_failures_join_the_case_line() -> None:
+    refused = {**GOOD, "status": "abstained", "citations": []}
+    failures = check_paraphrase(_paraphrased(), "p: a; b", GOOD, refused)
+    assert format_result("one", failures) == (
+        "FAIL one: paraphrase 'p: a; b': status expected 'answered' (the query's), got 'abstained'"
+    )
+    assert paraphrase_summary_line(40, 2) == "paraphrases: 40 passed, 2 failed"
+
+
+def test_paraphrase_eval_set_is_in_step_with_the_probe_files() -> None:
+    from bench.kb_paraphrases import OUT, build_questions
+    from service.evaluation.questions import read_questions
+
+    shipped = read_questions(PROBES.parents[1] / OUT)
+    assert shipped == build_questions(PROBES), "rerun: .venv/bin/python -m bench.kb_paraphrases"
+    assert {q.id.split(":")[0] for q in shipped if not q.answerable} >= {"kitchen", "networking"}
