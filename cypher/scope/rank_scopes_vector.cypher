@@ -1,0 +1,37 @@
+// mode: read
+// returns: scope, bestCosine, method
+// Pre-ranking of a question without a scope (service/pipeline/scope_choice.py): for each of
+// $scopes (the caller's readable scopes; no other scope is read or returned), the best cosine
+// of the question's embedding to its paragraphs, best first. One rule, explicit and bounded:
+// while $scopes hold at most $exactMaxParagraphs paragraphs (counted up to one more) the cosine
+// is exact over every embedded paragraph of theirs ('exact'); beyond that, the shared HNSW
+// index's $candidates nearest paragraphs of the whole database, kept when in $scopes ('index':
+// a scope none of whose paragraphs is among them gets no row). A scope without an embedded
+// paragraph gets no row. Both give Neo4j's cosine ((1 + cos) / 2, as answer/evidence_support).
+// :param scopes => ['opticalbench', 'kitchen', 'waterglass']
+// :param vector => [0.1, ...]   (the question's 384-dimension embedding)
+// :param exactMaxParagraphs => 3000
+// :param candidates => 4000
+CALL () {
+  MATCH (p:Paragraph)
+  WHERE p.scope IN $scopes
+  WITH p LIMIT $exactMaxParagraphs + 1
+  RETURN count(p) AS paragraphs
+}
+CALL (paragraphs) {
+  WITH paragraphs
+  WHERE paragraphs <= $exactMaxParagraphs
+  MATCH (p:Paragraph)
+  WHERE p.scope IN $scopes AND p.embedding IS NOT NULL
+  RETURN p.scope AS scope, max(vector.similarity.cosine(p.embedding, $vector)) AS bestCosine,
+         'exact' AS method
+  UNION ALL
+  WITH paragraphs
+  WHERE paragraphs > $exactMaxParagraphs
+  CALL db.index.vector.queryNodes('paragraph_embedding', $candidates, $vector)
+  YIELD node, score
+  WHERE node.scope IN $scopes
+  RETURN node.scope AS scope, max(score) AS bestCosine, 'index' AS method
+}
+RETURN scope, bestCosine, method
+ORDER BY bestCosine DESC, scope
