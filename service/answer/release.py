@@ -2,12 +2,17 @@
 
 Gates: evidence_sufficiency, graph_support, query_intent_alignment, structured_contradiction,
 graph_order_consistency, causal_consistency, comparison_consistency, temporal_validity,
-diagnostic_leakage, abstention_hygiene, rag_answer_completeness (profile-specific) and
-rag_claim_citation_support (each sentence supported by citation-backed evidence).
+diagnostic_leakage, prompt_injection_relay (no sentence is an instruction to a model or carries an
+output such an instruction in the pack or the draft demands; service/answer/injection.py),
+abstention_hygiene, rag_answer_completeness (profile-specific) and rag_claim_citation_support
+(each sentence supported by citation-backed evidence).
 
 A failing draft is never released as is: `release` revises it from the pack (removes unsupported,
-leaking or artifact sentences; adds the profile's missing pack-backed sentences), reviews the
-revision once, and contracts it to its supported sentences when that still fails.
+leaking, artifact or injection sentences; adds the profile's missing pack-backed sentences, never
+an injection one), reviews the revision once, and contracts it to its supported sentences when
+that still fails. Each removal is a decision in the review (sentence, reason: the gate, or
+injection_instruction / injection_demanded_output). With or without an LLM, every answer passes
+here, so injection text in the sources is never relayed into an answer.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import msgspec
 from ingest.relation_labels import compact_key
 from service.answer.claims import map_claims
 from service.answer.composer import Draft, DraftSentence, _as_draft, select
+from service.answer.injection import Finding, InjectionScan, scan_texts, screen_sentence
 from service.answer.sentences import EvidenceSentence, is_artifact, leaks_diagnostics
 from service.answer.sufficiency import SufficiencyReview
 from service.pipeline.budgets import AnswerSettings
@@ -29,7 +35,7 @@ from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
 
-__all__ = ["GateResult", "ReleaseReview", "release", "review_release"]
+__all__ = ["GateResult", "ReleaseDecision", "ReleaseReview", "release", "review_release"]
 
 Action = Literal["released", "revised", "contracted", "abstained"]
 _PREREQ_SLOTS = ("prerequisite",)
@@ -43,6 +49,14 @@ class GateResult(msgspec.Struct, frozen=True, kw_only=True):
     sentences: tuple[int, ...] = ()  # offending sentence positions
 
 
+class ReleaseDecision(msgspec.Struct, frozen=True, kw_only=True):
+    """One sentence taken out of the draft, and why."""
+
+    text: str
+    reason: str  # the failing gate, or injection_instruction / injection_demanded_output
+    output: str = ""  # injection_demanded_output: the demanded output the sentence carries
+
+
 class ReleaseReview(msgspec.Struct, frozen=True, kw_only=True):
     method: str
     action: Action
@@ -51,6 +65,7 @@ class ReleaseReview(msgspec.Struct, frozen=True, kw_only=True):
     failed_gates: tuple[str, ...]  # of the first draft (what revision had to fix)
     removed: tuple[str, ...]  # sentences taken out
     added: tuple[str, ...]  # sentences added from the pack
+    decisions: tuple[ReleaseDecision, ...] = ()  # each removal with its reason
 
 
 def review_release(
@@ -166,6 +181,16 @@ def review_release(
         )
     )
 
+    scan = _injection_scan(draft, pack)
+    relaying = _injection_findings(sentences, scan)
+    gates.append(GateResult(
+        gate="prompt_injection_relay",
+        passed=not relaying,
+        detail=f"{len(relaying)} sentences relay injection text; {len(scan.sentences)} "
+        f"instruction sentences and {len(scan.outputs)} demanded outputs in the pack and draft",
+        sentences=tuple(sorted(relaying)),
+    ))  # fmt: skip
+
     evidence_count = sum(1 for s in sentences if s.kind != "caveat")
     hygiene = (evidence_count == 0) if abstaining else bool(sentences) and not re.search(
         r"\bI (?:found|have) no evidence\b", text)  # fmt: skip
@@ -217,6 +242,11 @@ def release(
     settings: AnswerSettings,
     abstaining: bool = False,
 ) -> tuple[Draft, ReleaseReview]:
+    scan = _injection_scan(draft, pack)
+    if scan.sentences or scan.outputs:
+        # Revision must not bring an injection sentence back from the pool, and a profile
+        # dimension only an injection sentence fills is not one the pack backs.
+        pool = [e for e in pool if _evidence_finding(e, scan) is None]
     first = review_release(draft, plan, pack, pool, review, context, abstaining=abstaining)
     failed = tuple(g.gate for g in first if not g.passed)
     if not failed:
@@ -224,10 +254,11 @@ def release(
                                     else "released", passed=True, gates=tuple(first),
                                     failed_gates=(), removed=(), added=())  # fmt: skip
     bad = {i for g in first if not g.passed for i in g.sentences}
+    decisions = _decisions(draft.sentences, first, scan)
     kept = [s for i, s in enumerate(draft.sentences) if i not in bad]
     removed = tuple(s.text for i, s in enumerate(draft.sentences) if i in bad)
     added: list[DraftSentence] = []
-    if "rag_answer_completeness" in failed:
+    if "rag_answer_completeness" in failed or "prompt_injection_relay" in failed:
         present = {e.citation_id for s in kept for e in s.evidence}
         for slot, sentence in select(draft.profile, plan, pool, settings):
             if sentence.citation_id not in present and slot in _missing_dimensions(
@@ -240,6 +271,7 @@ def release(
     if any(not g.passed for g in second):
         # Contract: only sentences every gate accepts.
         still = {i for g in second if not g.passed for i in g.sentences}
+        decisions += _decisions(revised.sentences, second, scan)
         revised = Draft(
             profile=draft.profile,
             sentences=tuple(s for i, s in enumerate(revised.sentences) if i not in still),
@@ -254,7 +286,59 @@ def release(
         failed_gates=failed,
         removed=removed,
         added=tuple(s.text for s in added),
+        decisions=decisions,
     )
+
+
+def _injection_scan(draft: Draft, pack: RagContextPack) -> InjectionScan:
+    """Instructions and demanded outputs anywhere in what the draft may quote (every pack
+    fragment) and in the draft itself (its sentences and their source quotes)."""
+    texts = [f.text for f in pack.fragments]
+    for sentence in draft.sentences:
+        texts.append(sentence.text)
+        texts.extend(e.quote for e in sentence.evidence)
+    return scan_texts(texts)
+
+
+def _injection_findings(
+    sentences: Sequence[DraftSentence], scan: InjectionScan
+) -> dict[int, Finding]:
+    keys = scan.keys
+    found = {}
+    for i, sentence in enumerate(sentences):
+        quotes = tuple(e.quote for e in sentence.evidence)
+        finding = screen_sentence(sentence.text, quotes, scan, keys=keys)
+        if finding is not None:
+            found[i] = finding
+    return found
+
+
+def _evidence_finding(evidence: EvidenceSentence, scan: InjectionScan) -> Finding | None:
+    return screen_sentence(evidence.text or evidence.quote, (evidence.quote,), scan)
+
+
+def _decisions(
+    sentences: Sequence[DraftSentence], gates: Sequence[GateResult], scan: InjectionScan
+) -> tuple[ReleaseDecision, ...]:
+    """Why each sentence a failing gate points at is removed: the injection finding when there is
+    one (an injected "ignore previous instructions" is also prompt residue for
+    diagnostic_leakage, but the injection is the reason), else the first failing gate."""
+    failing = [g for g in gates if not g.passed]
+    findings = (
+        _injection_findings(sentences, scan)
+        if any(g.gate == "prompt_injection_relay" for g in failing)
+        else {}
+    )
+    decisions = []
+    for i in sorted({i for g in failing for i in g.sentences if i < len(sentences)}):
+        finding = findings.get(i)
+        gate = next(g.gate for g in failing if i in g.sentences)
+        decisions.append(ReleaseDecision(
+            text=sentences[i].text,
+            reason=finding.reason if finding else gate,
+            output=finding.output if finding else "",
+        ))  # fmt: skip
+    return tuple(decisions)
 
 
 def _has_caveat(sentences: Sequence[DraftSentence]) -> bool:
