@@ -19,7 +19,7 @@ Intent = Literal["definition", "how_to", "compare", "causal", "generic"]
 Depth = Literal["normal", "deep"]
 
 _COMPARE = re.compile(
-    r"\b(compare|comparison|vs\.?|versus|difference|differences|differ|differs|contrast|"
+    r"\b(compare|compared|comparison|vs\.?|versus|difference|differences|differ|differs|contrast|"
     r"similarit(?:y|ies)|better than|worse than)\b|区别|比较|对比|相比|不同|差异",
     re.IGNORECASE,
 )
@@ -44,6 +44,10 @@ _DEEP = re.compile(
     re.IGNORECASE,
 )
 _OPERAND_PATTERNS = (
+    re.compile(
+        r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+compare\s+(?:with|to|against)\s+(?P<b>.+)",
+        re.I,
+    ),
     re.compile(r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(?P<b>.+)", re.I),
     re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)", re.I),
     re.compile(

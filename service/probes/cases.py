@@ -1,4 +1,4 @@
-"""Probe case files of `kgs probe` (DESIGN.md, "Probe case files"), decoded once and strictly.
+"""Probe case files of `kgs probe` (docs/architecture.md), decoded once and strictly.
 
 The YAML is parsed safely, then converted into frozen Structs that forbid unknown fields: a
 misspelt key, a value outside its enumeration or a missing `scope` is an error naming the file,
@@ -115,6 +115,9 @@ class ProbeCase(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     # Other wordings of `query`. UNSET rather than () so that an explicit empty list is an
     # error instead of a case that quietly checks no paraphrase.
     paraphrases: tuple[_Text, ...] | UnsetType = UNSET
+    # Why the case does not pass yet, when that is known and accepted for now: it still runs and
+    # its line says GAP, but it does not fail the suite (a known gap that passes says so).
+    known_gap: _Text | None = None
 
     @property
     def wordings(self) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""check_case: one probe case's expectations against one answer response (DESIGN.md JSON).
+"""check_case: one probe case's expectations against one answer response (docs/architecture.md).
 
 The response is the camelCase answer object of `POST /v1/query` and `kgs ask --json`. Each
 expectation reads one fixed path; a path the response lacks is a failed expectation that names
@@ -244,9 +244,16 @@ def _paraphrase_status(case: ProbeCase, query_status: Any, got: Any) -> list[str
             return []
         return ["status expected no abstention (the case's; the query got 'abstained' too), "
                 f"got {got!r}"]  # fmt: skip
-    if got == query_status:
+    if _answer_class(got) == _answer_class(query_status):
         return []
     return [f"status expected {query_status!r} (the query's), got {got!r}"]
+
+
+def _answer_class(status: Any) -> Any:
+    """partial and answered release the same kind of answer (partial adds a caveat: a missing
+    term, or the answerability band under the confident threshold); abstained, conflict and
+    stale each say something else."""
+    return "answered" if status == "partial" else status
 
 
 def check_paraphrase(
@@ -281,15 +288,17 @@ def check_paraphrase(
     return failures
 
 
-def format_result(case_id: str, failures: list[str]) -> str:
-    """One line per case: `PASS id` or `FAIL id: reason; reason`."""
+def format_result(case_id: str, failures: list[str], known_gap: str | None = None) -> str:
+    """One line per case: `PASS id`, `FAIL id: reason; reason`, or for a case with a known gap
+    `GAP id (gap): reason; ...` (and `PASS id (known gap closed: ...)` once it passes)."""
     if not failures:
-        return f"PASS {case_id}"
-    return f"FAIL {case_id}: " + "; ".join(" ".join(failure.splitlines()) for failure in failures)
+        return f"PASS {case_id}" + (f" (known gap closed: {known_gap})" if known_gap else "")
+    reasons = "; ".join(" ".join(failure.splitlines()) for failure in failures)
+    return f"GAP {case_id} ({known_gap}): {reasons}" if known_gap else f"FAIL {case_id}: {reasons}"
 
 
-def summary_line(passed: int, failed: int) -> str:
-    return f"{passed} passed, {failed} failed"
+def summary_line(passed: int, failed: int, gaps: int = 0) -> str:
+    return f"{passed} passed, {failed} failed" + (f", {gaps} known gaps" if gaps else "")
 
 
 def paraphrase_summary_line(passed: int, failed: int) -> str:

@@ -54,7 +54,7 @@ def run_probes(
             citation["path"] = citation["path"].removeprefix(scope_prefix)
         return response
 
-    passed = failed = paraphrases_passed = paraphrases_failed = 0
+    passed = failed = gaps = paraphrases_passed = paraphrases_failed = 0
     for case in probe_file.cases:
         try:
             response = ask(case, case.query)
@@ -73,9 +73,14 @@ def run_probes(
             failures.extend(own)
             paraphrases_passed += not own
             paraphrases_failed += bool(own)
-        emit(format_result(case.id, failures))
-        passed, failed = (passed + 1, failed) if not failures else (passed, failed + 1)
+        emit(format_result(case.id, failures, case.known_gap))
+        if not failures:
+            passed += 1
+        elif case.known_gap:
+            gaps += 1
+        else:
+            failed += 1
     if paraphrases_passed or paraphrases_failed:
         emit(paraphrase_summary_line(paraphrases_passed, paraphrases_failed))
-    emit(summary_line(passed, failed))
+    emit(summary_line(passed, failed, gaps))
     return passed, failed

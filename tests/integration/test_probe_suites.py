@@ -1,9 +1,11 @@
 """The shipped probe suites through `run_probes`, on renamed copies of the shipped knowledge base
-(this test owns its scopes). A suite joins this list when the issue that decides its behaviour
-is done: pipeline.yaml (the evidence path) now; answers.yaml and conflicts.yaml later.
+(this test owns its scopes): pipeline.yaml (the evidence path), answers.yaml (the answer stages)
+and conflicts.yaml (conflicting evidence).
 
-Each case's paraphrases run too and count against the case (a paraphrase that does not get the
-query's status fails it): the suites stay honest while the answerability gate is refitted."""
+Each case's paraphrases run too and count against the case: a paraphrase must reach the query's
+decision (abstained, conflict, stale, or an answer: partial and answered count alike). A case
+marked `known_gap` still runs and prints a GAP line but does not fail the suite; every other
+case must pass."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import Graph
 from service.probes import load_cases
+from service.probes.checks import summary_line
 from service.probes.runner import run_probes
 from service.settings import Settings, project_root
 from tests.integration.conftest import delete_scope
@@ -42,6 +45,9 @@ def test_probe_suite_passes(
         for scope in scopes:
             delete_scope(graph, prefix + scope)
     print("\n".join(lines))  # one line per case in the test log
-    assert lines[-1] == f"{passed} passed, {failed} failed"
+    gaps = [line for line in lines if line.startswith("GAP ")]
+    assert lines[-1] == summary_line(passed, failed, len(gaps))
     assert failed == 0, "\n".join(line for line in lines if line.startswith("FAIL"))
-    assert passed == len(load_cases(cases_path).cases)
+    assert passed + len(gaps) == len(load_cases(cases_path).cases)
+    known = {case.id for case in load_cases(cases_path).cases if case.known_gap}
+    assert {line.split()[1] for line in gaps} <= known

@@ -122,3 +122,17 @@ def test_chinese_intents_read_the_raw_question() -> None:
     assert plan_query("为什么水玻璃会变硬", "s").intent == "causal"
     assert plan_query("如何校准光学平台", "s").intent == "how_to"
     assert plan_query("详细解释水玻璃的模数", "s").depth == "deep"
+
+
+@pytest.mark.parametrize(
+    ("query", "operands"),
+    [
+        ("how does version 1.0 retry limit compare with version 2.0 retry limit?",
+         ("version 1.0 retry limit", "version 2.0 retry limit")),
+        ("staging webhook endpoint compared to production webhook endpoint",
+         ("staging webhook endpoint", "production webhook endpoint")),
+    ],
+)  # fmt: skip
+def test_compare_wordings_find_both_operands(query: str, operands: tuple[str, str]) -> None:
+    plan = plan_query(query, "s", None)
+    assert plan.intent == "compare" and plan.operands == operands
