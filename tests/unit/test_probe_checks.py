@@ -555,10 +555,17 @@ def test_paraphrase_is_held_to_documents_include() -> None:
     ]
 
 
-def test_paraphrase_with_a_partial_status_differs_from_answered() -> None:
-    partial = {**GOOD, "status": "partial"}
-    [failure] = check_paraphrase(_paraphrased(), "p", GOOD, partial)
-    assert "expected 'answered' (the query's), got 'partial'" in failure
+def test_paraphrase_decisions_partial_counts_as_an_answer_conflict_does_not() -> None:
+    assert check_paraphrase(_paraphrased(), "p", GOOD, {**GOOD, "status": "partial"}) == []
+    [failure] = check_paraphrase(_paraphrased(), "p", GOOD, {**GOOD, "status": "conflict"})
+    assert "expected 'answered' (the query's), got 'conflict'" in failure
+
+
+def test_known_gap_lines() -> None:
+    assert format_result("c", ["x"], "why") == "GAP c (why): x"
+    assert format_result("c", [], "why") == "PASS c (known gap closed: why)"
+    assert format_result("c", ["x"]) == "FAIL c: x"
+    assert summary_line(3, 0, 2) == "3 passed, 0 failed, 2 known gaps"
 
 
 def test_paraphrase_shape_errors_are_failures() -> None:
