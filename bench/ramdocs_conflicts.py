@@ -12,7 +12,11 @@ ingested with the project's ingest() and real embeddings. Two modes, on the same
   (evidence/document_paragraphs), with the question's terms for relevance and every document
   counted as selected;
 - pipeline: answer_question end to end (retrieval chooses the documents; no LLM judge), flagged
-  when the context pack holds a `conflict` fragment.
+  when the context pack holds a `conflict` fragment. It also records what a client sees: the
+  response's `status` and `trace.ragSufficiencyReview.degradation`, and prints the share of
+  questions answered with status `conflict` (and with degradation `conflict`) among those with
+  a misinformation document and among those without one (all correct; and all without misinfo,
+  noise included).
 
 Scores (labels as ../shared/eval/README.md derives them): a question is a positive when one of
 its documents is `misinfo`; precision, recall and F1 of flagging over all questions; the
@@ -85,6 +89,8 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     values: tuple[tuple[str, ...], ...]
     answer_keeps_gold: bool | None = None  # pipeline mode, ambiguous questions
     misinfo_read: bool | None = None  # pipeline mode: a misinfo document was read
+    status: str | None = None  # pipeline mode: the response's status, as a client sees it
+    degradation: str | None = None  # pipeline mode: trace.ragSufficiencyReview.degradation
     miss: str | None = None  # why a positive was not flagged
     # positives: the largest share of a misinformation document's 8-word stretches found in
     # one other document of the question (0.0: it shares no stretch with any)
@@ -295,6 +301,7 @@ def pipeline_mode(
         answer = str(response.get("answer", "")).casefold()
         gold = {g.strip().casefold() for g in record["gold_answers"]}
         misinfo_read = bool(misinfo_paths & read) if positive else None
+        review = response["trace"].get("ragSufficiencyReview") or {}
         outcomes.append(
             Outcome(
                 index=index, question=record["question"], positive=positive,
@@ -303,7 +310,8 @@ def pipeline_mode(
                 answer_keeps_gold=all(g in answer for g in gold) if ambiguous else None,
                 misinfo_read=misinfo_read,
                 miss=miss_kind(record, misinfo_read) if positive and not conflicts else None,
-                elapsed_ms=round(elapsed, 2),
+                elapsed_ms=round(elapsed, 2), status=str(response.get("status", "")),
+                degradation=review.get("degradation"),
             )
         )  # fmt: skip
         if (index + 1) % 50 == 0:
@@ -335,6 +343,43 @@ def scores(outcomes: Sequence[Outcome]) -> dict[str, float | int | None]:
         "ambiguousAnswerKeepsAllGold": sum(bool(o.answer_keeps_gold) for o in keeps) / len(keeps)
         if keeps else None,
     }  # fmt: skip
+
+
+def client_rates(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float | int | None]]:
+    """What a client sees (pipeline mode): the share of questions answered with status
+    `conflict`, and with degradation `conflict`, by whether a misinformation document is
+    among the question's documents; the status counts of each group."""
+    groups = {
+        "misinfo": [o for o in outcomes if o.positive],
+        "noMisinfo": [o for o in outcomes if not o.positive],
+        "onlyCorrect": [o for o in outcomes if o.only_correct],
+    }
+    rates: dict[str, dict[str, float | int | None]] = {}
+    for name, group in groups.items():
+        n = len(group)
+        rates[name] = {
+            "questions": n,
+            "statusConflict": sum(o.status == "conflict" for o in group) / n if n else None,
+            "degradationConflict": sum(o.degradation == "conflict" for o in group) / n
+            if n else None,
+            **{f"status:{k}": v for k, v in Counter(o.status for o in group).most_common()},
+        }  # fmt: skip
+    return rates
+
+
+def print_client(outcomes: Sequence[Outcome]) -> None:
+    print("\nas a client sees it (pipeline): share answered with status conflict / with")
+    print("degradation conflict, by whether a misinformation document is present:")
+    for half, subset in halves(outcomes).items():
+        rates = client_rates(subset)
+        cells = [
+            f"{name} {r['statusConflict'] or 0.0:.3f} / {r['degradationConflict'] or 0.0:.3f} "
+            f"(n {r['questions']})"
+            for name, r in rates.items()
+        ]
+        print(f"  {half:<15} " + "; ".join(cells))
+    statuses = Counter(o.status for o in outcomes)
+    print(f"  statuses (all): {dict(statuses.most_common())}")
 
 
 def halves(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
@@ -413,6 +458,8 @@ def main() -> None:
         if not args.no_pipeline:
             results["pipeline"] = pipeline_mode(graph, embedder, records)
     print_table(results)
+    if "pipeline" in results:
+        print_client(results["pipeline"])
     print_sameness(results["scan"], conflict_settings.min_same_entity_share)
     print_reach(results["scan"])
     RESULTS_FILE.write_text(
@@ -422,6 +469,10 @@ def main() -> None:
                 "scores": {
                     mode: {half: scores(subset) for half, subset in halves(outcomes).items()}
                     for mode, outcomes in results.items()
+                },
+                "client": {
+                    half: client_rates(subset)
+                    for half, subset in halves(results.get("pipeline", [])).items()
                 },
                 "questions": {
                     mode: [msgspec.to_builtins(o) for o in outcomes]

@@ -4,8 +4,9 @@ Pure and deterministic. `scan_conflicts` extracts the facts of every passage (fa
 reports a Conflict for each subject key and condition scope that holds two or more distinct
 values: adjacent sentences, the same section, two documents, or an appendix far from the matched
 span all count alike, because the whole documents are scanned. Facts whose qualifiers differ
-(historical vs current, staging vs production, version 1.0 vs 2.0, Windows vs Android) are in
-different scopes and never conflict.
+(historical vs current, staging vs production, version 1.0 vs 2.0, Windows vs Android, "when
+emergency mode is on" vs no condition) are in different scopes and never conflict; a state
+named only inside a condition is no fact at all (facts.py).
 
 Aligned facts (open prose) conflict only pairwise, across documents, and not when one value
 holds the other (an insertion): they meet by the words right before or right after their value
@@ -411,6 +412,8 @@ def _contradicts(a: Fact, b: Fact, settings: ConflictSettings) -> bool:
         return False  # one value holds the other with more words: an insertion
     if len(own_a) == len(own_b) == 1 and _same_figure(own_a[0], own_b[0]):
         return False
+    if _spelled(own_a) == _spelled(own_b):
+        return False  # one name written two ways: "Wi-Fi" and "WiFi", "Jay Z" and "Jay-Z"
     words_a, words_b = set(a.norm.split()), set(b.norm.split())
     if words_a <= words_b or words_b <= words_a:
         return False
@@ -451,6 +454,12 @@ def _one_entity_edit(
     a_in_b = all(norm_token(t) in other.words for t in own_a)
     b_in_a = all(norm_token(t) in one.words for t in own_b)
     return not (a_in_b and b_in_a)
+
+
+def _spelled(tokens: Sequence[str]) -> str:
+    """The letters and digits of a run, case folded: what stays of a name without its
+    hyphens, spaces and apostrophes."""
+    return "".join(ch for ch in "".join(tokens).casefold() if ch.isalnum())
 
 
 def _same_figure(a: str, b: str) -> bool:

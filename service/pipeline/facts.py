@@ -21,6 +21,15 @@ default scope), environment (staging, production, development, qa, uat, sandbox,
 canary, in environment/deployment phrasing), version ("version 2.0", "v2", never inside a path)
 and platform (Windows, macOS, Linux, Android, iOS, web, desktop, mobile, in platform phrasing).
 Facts are comparable only within one scope, so qualified facts never contradict each other.
+
+Only assertions are facts. A statement inside a condition clause ("When emergency mode is
+turned off, the device returns to standard mode") names the condition of the rest of its
+sentence: it is no fact, and it puts the attribute facts it governs into a `condition` scope
+keyed by its subordinator class and normalised words ("if emergency mode disabled"), so two
+sources stating different values under one condition still disagree. Values offered as options
+("the mode is on or off") are no fact. In an instruction ("From Settings, tap Fingerprints")
+names are the labels to act on, which two procedures of one manual differ in by design: they
+give no aligned facts (an instruction's figures still do).
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ from service.pipeline.spans import split_sentences
 from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
 
 __all__ = [
+    "ConditionClause",
     "DocumentProfile",
     "DocumentProfiles",
     "DocumentWords",
@@ -61,6 +71,8 @@ __all__ = [
     "Scope",
     "WordToken",
     "bind_facts",
+    "condition_clauses",
+    "condition_scope",
     "document_profiles",
     "document_vocabularies",
     "document_words",
@@ -69,6 +81,7 @@ __all__ = [
     "fact_heads",
     "frame_halves",
     "is_anchor_token",
+    "is_instruction",
     "month_words",
     "norm_token",
     "normalise_value",
@@ -414,15 +427,114 @@ _VALUE_PATTERNS: dict[FactKind, tuple[re.Pattern[str], ...]] = {
 }
 
 
-def sentence_facts(sentence: str) -> list[tuple[FactKind, str, str, int, int]]:
+# --- condition clauses -------------------------------------------------------------------------
+
+# Subordinators that open a condition clause, and the word its scope is keyed by: when, if,
+# once, while, whenever all say "while this holds"; unless negates it; before, after and
+# until place the statement in time.
+_CONDITION_WORD = re.compile(
+    r"\b(?P<w>whenever|when|if|once|while|unless|until|after|before|as long as|in case|"
+    r"provided(?:\s+that)?)\b",
+    re.IGNORECASE,
+)
+_CONDITION_KEYS = {
+    "whenever": "if", "when": "if", "if": "if", "once": "if", "while": "if", "as long as": "if",
+    "in case": "if", "provided": "if", "provided that": "if", "unless": "unless",
+    "until": "until", "after": "after", "before": "before",
+}  # fmt: skip
+# Where a condition clause ends: a comma (or other clause punctuation), a dash, "then".
+_CLAUSE_END = re.compile(r"[,;:()]|\s[-–—]\s|\bthen\b", re.IGNORECASE)
+# ", while ..." contrasts two statements ("the limit is 3, while the quota is 5").
+_CONTRAST = re.compile(r",\s*$")
+_CONDITION_FILLER = frozenset(
+    _words("the a an its their our this that these those your is are was were be been being")
+)
+
+
+class ConditionClause(msgspec.Struct, frozen=True):
+    """A clause stating a condition, as offsets in its sentence, and its scope key."""
+
+    start: int
+    end: int
+    key: str  # "if emergency mode enabled": subordinator class and normalised words
+
+
+def condition_clauses(sentence: str) -> list[ConditionClause]:
+    """The condition clauses of a sentence: "When emergency mode is turned off, ...", "... if
+    the queue is full". A clause runs from its subordinator to the next comma, semicolon,
+    colon, dash or "then"; without one, to the end of its own statement's complement when a
+    second statement follows ("When the queue is full the retry limit is 3")."""
+    clauses: list[ConditionClause] = []
+    for match in _CONDITION_WORD.finditer(sentence):
+        if clauses and match.start() < clauses[-1].end:
+            continue  # inside the previous condition ("when ... or if ...")
+        word = " ".join(match.group("w").lower().split())
+        if word == "while" and _CONTRAST.search(sentence, 0, match.start()):
+            continue
+        boundary = _CLAUSE_END.search(sentence, match.end())
+        end = boundary.start() if boundary else len(sentence)
+        verbs = list(_COPULA.finditer(sentence, match.end(), end))
+        if len(verbs) > 1:
+            state = _STATE.match(sentence, verbs[0].end())
+            word_end = re.compile(r"\S+").match(sentence, verbs[0].end())
+            complement = state or word_end
+            end = complement.end() if complement else verbs[0].end()
+        key = _condition_key(word, sentence[match.end() : end])
+        clauses.append(ConditionClause(match.start(), end, key))
+    return clauses
+
+
+def _condition_key(word: str, text: str) -> str:
+    """The condition's subordinator class and its words, states normalised ("activated" and
+    "turned on" are one state), determiners and copulas left out."""
+    words = [w for w in re.findall(r"[\w'’\-]+", text.lower()) if w not in _CONDITION_FILLER]
+    key: list[str] = []
+    index = 0
+    while index < len(words):
+        pair = " ".join(words[index : index + 2])
+        if pair in _STATES:
+            key.append(_STATES[pair])
+            index += 2
+            continue
+        key.append(_STATES.get(words[index], words[index]))
+        index += 1
+    return " ".join([_CONDITION_KEYS.get(word, word), *key])
+
+
+def condition_scope(
+    sentence: str, start: int, end: int, clauses: Sequence[ConditionClause]
+) -> Scope:
+    """The conditions governing the statement whose value is sentence[start:end]: a condition
+    clause before it (not behind a semicolon: that is another statement), or one right after
+    its value in the same clause ("the retry limit is 3 if the queue is full")."""
+    found = {
+        ("condition", c.key)
+        for c in clauses
+        if (c.end <= start and ";" not in sentence[c.end : start])
+        or (c.start >= end and not re.search(r"[,;:]", sentence[end : c.start]))
+    }
+    return tuple(sorted(found))
+
+
+def sentence_facts(
+    sentence: str, clauses: Sequence[ConditionClause] | None = None
+) -> list[tuple[FactKind, str, str, int, int]]:
     """(kind, subject, value, value start, value end) of the attribute facts of one sentence;
-    offsets are inside `sentence`."""
+    offsets are inside `sentence`. A statement inside a condition clause ("When emergency mode
+    is activated, ...") is the condition of the rest of the sentence, not a fact; `clauses`
+    are the sentence's `condition_clauses` when the caller has them."""
+    clauses = condition_clauses(sentence) if clauses is None else clauses
     found: list[tuple[FactKind, str, str, int, int]] = []
     for verb in (_LOCATED, _OWNED, _COPULA):
         for match in verb.finditer(sentence):
             if any(lo <= match.start() < hi for _, _, _, lo, hi in found):
                 continue  # a verb inside an earlier fact's value
-            subject_words = _subject_before(sentence, match.start())
+            if any(c.start <= match.start() < c.end for c in clauses):
+                continue  # the state a condition names ("when X is off, ..."): not asserted
+            # A condition without a comma ends where the main clause begins: the subject is
+            # read only from there ("When the queue is full the retry limit is 3").
+            begin = max((c.end for c in clauses if c.end <= match.start()), default=0)
+            subject_words = _subject_before(sentence, match.start(), begin)
             if not subject_words:
                 continue
             if verb is _LOCATED:
@@ -443,11 +555,12 @@ def sentence_facts(sentence: str) -> list[tuple[FactKind, str, str, int, int]]:
     return found
 
 
-def _subject_before(sentence: str, end: int) -> list[str]:
-    """The noun phrase right before the verb (at most six words), without determiners and
-    condition words: "In version 2.0, the current retry limit" -> ["retry", "limit"]."""
+def _subject_before(sentence: str, end: int, begin: int = 0) -> list[str]:
+    """The noun phrase right before the verb (at most six words, none before `begin`), without
+    determiners and condition words: "In version 2.0, the current retry limit" -> ["retry",
+    "limit"]."""
     words: list[str] = []
-    for raw in reversed(sentence[:end].split()):
+    for raw in reversed(sentence[begin:end].split()):
         word = raw.strip("\"'()[]*_`").lower()
         if raw.endswith((",", ";", ":")) or not _SUBJECT_WORD.match(word) or len(words) >= 6:
             break
@@ -486,8 +599,15 @@ def _value_after(sentence: str, start: int, kind: FactKind) -> tuple[int, int] |
             continue
         if kind in _NAMED and not _name_like(value, rest[len(value) :]):
             continue
+        alternative = _ALTERNATIVE.match(rest, len(value))
+        if alternative and pattern.match(rest, alternative.end()):
+            return None  # "is on or off", "is JSON or YAML": the options, not the value
         return start, start + len(value)
     return None
+
+
+# "or", "and/or" or a slash between two values of one class lists options ("on/off").
+_ALTERNATIVE = re.compile(r"[,;]?\s*(?:or|and/or|/)\s*(?:else\s+)?", re.IGNORECASE)
 
 
 # Classes whose values are names; a plain lower-case word is prose there ("the module is
@@ -657,6 +777,40 @@ def _aligned_facts(
     return found
 
 
+# --- instructions ------------------------------------------------------------------------------
+
+# Verbs that open an instruction ("Tap Add account > Google.", "From Settings, tap ..."): the
+# names in one are the labels to act on. Two procedures of one manual share their wording
+# ("From Settings, tap Biometrics and security > Fingerprints" / "> Samsung Blockchain
+# Keystore") and differ in exactly those labels by design, so an instruction's names are not
+# statements to compare; its figures ("hold the key for 10 seconds") still are.
+_IMPERATIVE = (
+    r"(?:tap|double[- ]tap|touch|swipe|drag|press|click|select|choose|scroll|pinch|slide|hold|"
+    r"enter|type|turn|open|follow|navigate|go|set\s+up|use|check|enable|disable|activate|"
+    r"deactivate|install|insert|remove|connect|disconnect|restart|reset|adjust|customi[sz]e|"
+    r"configure|view|change|allow|launch|ensure|make\s+sure)"
+)
+_INSTRUCTION = re.compile(
+    # at the sentence start, after a NOTE / TIP label or an option's "Label:"
+    rf"^\W*(?:(?i:note|tip|caution|warning|important)\b\W*|[^.:;]{{1,60}}:\s*)?(?i:{_IMPERATIVE})\b"
+    # after an opening phrase ("From Settings, tap", "To save power, turn") or "then"
+    rf"|\b(?:From|On|In|To|When|If|Once|After|Before|While|Under|Using|For|With)\b[^,.;:]{{0,80}},"
+    rf"\s*(?i:and\s+)?(?i:then\s+)?(?i:{_IMPERATIVE})\b"
+    rf"|\b(?i:then)\s+(?i:{_IMPERATIVE})\b"
+)
+# The verb read as a noun or a title word: "Use of force was ...", "Open Season is a film".
+_NOT_IMPERATIVE = re.compile(r"\s+(?:of\b|(?:\S+\s+){0,2}(?:is|was|are|were|has|had|have)\b)")
+
+
+def is_instruction(sentence: str) -> bool:
+    """The sentence tells the reader what to do (an imperative), at its start or after an
+    opening phrase: "Tap More options > Send email.", "From Apps, tap Samsung folder"."""
+    return any(
+        not _NOT_IMPERATIVE.match(sentence, match.end())
+        for match in _INSTRUCTION.finditer(sentence)
+    )
+
+
 # --- extraction over passages ----------------------------------------------------------------
 
 _SKIPPED_KINDS = frozenset({"code", "mermaid", "heading"})
@@ -789,8 +943,10 @@ def _passage_facts(passage: Passage, settings: FactSettings) -> list[Fact]:
     facts: list[Fact] = []
     covered: list[tuple[int, int]] = []  # value ranges of attribute facts (paragraph offsets)
     for sentence in sentences:
-        for kind, subject, value, lo, hi in sentence_facts(sentence.text):
-            scope = qualifiers(sentence.text, skip=[(lo, hi)])
+        clauses = condition_clauses(sentence.text)
+        for kind, subject, value, lo, hi in sentence_facts(sentence.text, clauses):
+            scope = tuple(sorted({*qualifiers(sentence.text, skip=[(lo, hi)]),
+                                  *condition_scope(sentence.text, lo, hi, clauses)}))  # fmt: skip
             start, end = sentence.start + lo, sentence.start + hi
             covered.append((start, end))
             facts.append(
@@ -800,11 +956,16 @@ def _passage_facts(passage: Passage, settings: FactSettings) -> list[Fact]:
                       value_end=end)
             )  # fmt: skip
     aligned = [] if passage.kind in _NOT_ALIGNED_KINDS else _aligned_facts(passage, spans, settings)
+    instructions: dict[int, bool] = {}
     for index, t_start, t_end, c_start, c_end, frame, tokens in aligned:
         if any(c_start < hi and lo < c_end for lo, hi in covered):
             continue  # an attribute fact already states this value
         s_start, s_end = spans[index]
         sentence_text = passage.text[s_start:s_end]
+        if index not in instructions:
+            instructions[index] = is_instruction(sentence_text)
+        if instructions[index] and not any(_is_number(t) for t in tokens.norms[t_start:t_end]):
+            continue  # a label to act on in an instruction, not a statement (see _INSTRUCTION)
         # The differing words may themselves be the condition ("applies only on the Android
         # platform" vs "... Windows platform"): read the scope with the value included.
         scope = qualifiers(sentence_text)

@@ -583,3 +583,88 @@ def test_with_a_focus_two_other_documents_are_not_compared_with_each_other() -> 
         assert select_conflicts(
             focused, terms=terms, direct_documents={"d:a.md"}, limit=3
         ) == select_conflicts(everything, terms=terms, direct_documents={"d:a.md"}, limit=3)
+
+
+# --- conditions, options and instructions (consistent manuals) ---------------------------------
+
+
+def test_states_named_in_conditions_do_not_conflict() -> None:
+    # a manual section: its title, then two conditional sentences naming both states
+    section = (
+        "Turn off Emergency mode When emergency mode is turned off, the device returns to "
+        "standard mode. Press and hold the Power key. NOTE When Emergency mode is activated, "
+        "Locating method is set to Battery saving. After Emergency mode is turned off, you may "
+        "need to adjust your location settings."
+    )
+    assert values(document("a.md", section)) == []
+    # a stated state against one named as a condition: still not a second value
+    stated = document("b.md", "The emergency mode is disabled.")
+    assert values(document("a.md", section) + stated) == []
+
+
+def test_conditional_statements_with_different_values_conflict_across_documents() -> None:
+    # the same condition worded two ways, two values under it: a real disagreement
+    one = document("a.md", "When emergency mode is activated, the retry limit is 3.")
+    other = document("b.md", "If the emergency mode is turned on, the retry limit is 5.")
+    [conflict] = scan_conflicts(one + other).conflicts
+    assert conflict.values == ("3", "5")
+    assert conflict.scope == (("condition", "if emergency mode enabled"),)
+    assert "(if emergency mode enabled)" in conflict_text(conflict)
+    # both sides conditional with the condition after the value
+    late = document("c.md", "The retry limit is 7 when emergency mode is on.")
+    assert values(one + late) == [("3", "7")]
+
+
+def test_a_value_under_a_condition_and_one_without_are_qualified_not_conflicting() -> None:
+    conditional = document("a.md", "When emergency mode is activated, the retry limit is 3.")
+    plain = document("b.md", "The retry limit is 5.")
+    scan = scan_conflicts(conditional + plain)
+    assert scan.conflicts == ()
+    [qualified] = scan.qualified
+    assert [side.value for side in qualified.sides] == ["3", "5"]
+    # different conditions are different scopes too
+    other = document("c.md", "When emergency mode is turned off, the retry limit is 5.")
+    assert scan_conflicts(conditional + other).conflicts == ()
+
+
+def test_options_listed_are_not_a_value_but_a_stated_value_still_conflicts() -> None:
+    options = document("a.md", "The maintenance mode is on or off, as the operator chooses.")
+    assert values(options + document("b.md", "The maintenance mode is off.")) == []
+    stated = document("a.md", "The maintenance mode is on.")
+    assert values(stated + document("b.md", "The maintenance mode is off.")) == [("on", "off")]
+
+
+MANUAL = (
+    "For more information, see the online guide for the device and its accessories. "
+    "Transfer data from an old device From {}, tap Accounts and backup > Smart Switch."
+)
+RESET = (
+    "The Model 7 router keeps its settings in flash memory. To reset the Model 7 router, "
+    "hold the reset button for {} seconds until the lights blink."
+)
+
+
+def test_labels_in_instructions_of_two_sections_do_not_conflict() -> None:
+    # two procedures share their boilerplate and differ in the label to tap
+    passages = document("a.md", MANUAL.format("Apps")) + document("b.md", MANUAL.format("Settings"))
+    assert values(passages) == []
+    # the same words stated, not instructed, are an edited statement
+    stated = "The data was moved from {} to the Smart Switch folder of the new device last week."
+    edited = document("a.md", stated.format("Apps")) + document("b.md", stated.format("Settings"))
+    assert values(edited) == [("Apps", "Settings")]
+
+
+def test_figures_in_instructions_of_two_documents_still_conflict() -> None:
+    passages = document("a.md", RESET.format(10)) + document("b.md", RESET.format(30))
+    assert values(passages) == [("10", "30")]
+
+
+def test_one_name_written_two_ways_is_no_conflict() -> None:
+    text = (
+        "The Galaxy S10 manual says the phone keeps its settings when {} is off, and the "
+        "Samsung support page repeats this for every model."
+    )
+    spelled = document("a.md", text.format("Wi-Fi")) + document("b.md", text.format("WiFi"))
+    assert values(spelled) == []
+    renamed = document("a.md", text.format("Wi-Fi")) + document("b.md", text.format("Bluetooth"))
+    assert values(renamed) == [("Wi-Fi", "Bluetooth")]

@@ -8,6 +8,7 @@ from service.pipeline.facts import (
     Passage,
     document_profiles,
     extract_facts,
+    is_instruction,
     norm_token,
     normalise_value,
     qualifiers,
@@ -243,3 +244,98 @@ def test_document_profiles_hold_each_documents_names_figures_and_words() -> None
     assert "recorded" in a.words and "secret" not in a.words
     # shared: heat, 2007 of b's four anchors (heat, coldplay, 2007, london)
     assert a.same_entity_share(b) == b.same_entity_share(a) == 0.5
+
+
+# --- conditions, options and instructions are not assertions ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # the state a condition names (a manual section: title, then its conditional sentences)
+        "Turn off Emergency mode When emergency mode is turned off, the device returns to normal.",
+        "NOTE When Emergency mode is activated, Locating method is set to Battery saving.",
+        "After Emergency mode is turned off, you may need to adjust your location settings.",
+        "If the maintenance mode is on, requests wait in the queue.",
+        "Requests wait in the queue while the maintenance mode is on.",
+        "Unless the audit trail status is enabled, corrections leave no record.",
+        # options offered, not a value stated
+        "The maintenance mode is on or off.",
+        "The maintenance mode is on/off.",
+        "The payload format is JSON or YAML, as the client asks.",
+    ],
+)
+def test_conditions_and_options_are_not_facts(sentence: str) -> None:
+    assert facts_of(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "condition"),
+    [
+        ("When emergency mode is activated, the retry limit is 3.", "if emergency mode enabled"),
+        # another subordinator and another wording of the same state: one condition
+        ("If the emergency mode is turned on, the retry limit is 3.", "if emergency mode enabled"),
+        ("The retry limit is 3 if the emergency mode is on.", "if emergency mode enabled"),
+        # no comma: the main clause starts after the condition's own complement
+        ("When the queue is full the retry limit is 3.", "if queue full"),
+        ("Unless the queue is full, the retry limit is 3.", "unless queue full"),
+        ("After the upgrade, the retry limit is 3.", "after upgrade"),
+    ],
+)
+def test_a_condition_scopes_the_statement_it_governs(sentence: str, condition: str) -> None:
+    [fact] = [f for f in _extract(sentence) if f.kind != "aligned"]
+    assert (fact.subject, fact.value) == ("retry limit", "3")
+    assert fact.scope == (("condition", condition),)
+
+
+def test_a_condition_governs_only_its_own_statement() -> None:
+    sentence = "If the deployment fails, the retry limit is 5; the service port is 8443."
+    scopes = {f.subject: f.scope for f in _extract(sentence) if f.kind != "aligned"}
+    assert scopes == {"retry limit": (("condition", "if deployment fails"),), "service port": ()}
+    # ", while" contrasts two statements: neither is the other's condition
+    contrast = "The retry limit is 3, while the queue size is 5."
+    assert [f.scope for f in _extract(contrast) if f.kind != "aligned"] == [(), ()]
+    # a condition behind a comma belongs to the next clause, not to the value before it
+    encoding = "The character encoding is UTF-8, and messages are compressed before they are sent."
+    assert [f.scope for f in _extract(encoding) if f.kind != "aligned"] == [()]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Tap More options > Send email.",
+        "From Settings, tap Biometrics and security > Fingerprints.",
+        "Transfer data from an old device From Apps, tap Samsung folder > Smart Switch.",
+        "TIP When sharing a file, tap Wi-Fi Direct to use this feature.",
+        "Front video size: Select a resolution.",
+        "Swipe until the Apps edge panel is displayed.",
+        "From Settings, tap Connections, and then tap to turn on Wi-Fi.",
+        "To reset the router, hold the reset button for 10 seconds.",
+    ],
+)
+def test_instructions(sentence: str) -> None:
+    assert is_instruction(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Use of force was limited in 1990.",  # the verb's word as a noun
+        "Open Season is a 2006 American film.",  # as a title word
+        "Hold Steady is an American rock band from Brooklyn.",
+        "Set in Paris, the film stars John Smith.",  # a participle
+        "In 1990, he moved to Paris.",
+        "The population was 3,559 at the 2010 census.",
+    ],
+)
+def test_statements_are_not_instructions(sentence: str) -> None:
+    assert not is_instruction(sentence)
+
+
+def test_names_in_an_instruction_are_no_aligned_facts_but_figures_are() -> None:
+    labels = "For more information, see the guide. From Settings, tap Biometrics and security."
+    assert [f.value for f in _extract(labels) if f.kind == "aligned"] == []
+    figures = "To reset the router, hold the reset button for 10 seconds and wait."
+    assert [f.value for f in _extract(figures) if f.kind == "aligned"] == ["10"]
+    statement = "The phone was released by Samsung in 2019 in New York."
+    assert [f.value for f in _extract(statement) if f.kind == "aligned"] == ["Samsung", "2019"]
