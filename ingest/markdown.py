@@ -83,7 +83,11 @@ class MarkdownDocument(msgspec.Struct, frozen=True):
         return next((h.text for h in self.headings if h.level == 1), None)
 
 
-def parse_markdown(source: str, *, max_block_chars: int = 20_000) -> MarkdownDocument:
+def parse_markdown(
+    source: str, *, max_block_chars: int = 20_000, passage_words: int = 0
+) -> MarkdownDocument:
+    """`passage_words` > 0: prose paragraphs longer than that many words become several
+    passages, cut between sentences, so each fits the embedding model's window."""
     lines = _LINE.findall(source)
     starts = _line_starts(lines)
     front, front_line, front_error, body_line = _split_front_matter(lines)
@@ -129,7 +133,10 @@ def parse_markdown(source: str, *, max_block_chars: int = 20_000) -> MarkdownDoc
         owner = stack[-1] if stack else -1
         path = headings[owner].heading_path if owner >= 0 else ()
         start, end = _span(source, starts, first, last)
-        for piece_start, piece_end in _pieces(source, start, end, max_block_chars):
+        pieces = _pieces(source, start, end, max_block_chars)
+        if kind in _PROSE and passage_words > 0:
+            pieces = (p for a, b in pieces for p in _passages(source, a, b, passage_words))
+        for piece_start, piece_end in pieces:
             blocks.append(
                 Block(
                     kind=kind,
@@ -231,3 +238,30 @@ def _pieces(source: str, start: int, end: int, limit: int) -> Iterator[tuple[int
             start += 1
     if end > start:
         yield start, end
+
+
+_PROSE = frozenset({"paragraph", "quote"})
+_WORDS = re.compile(r"\S+")
+
+
+def _passages(source: str, start: int, end: int, limit: int) -> Iterator[tuple[int, int]]:
+    """Cut source[start:end] between sentences into runs of at most `limit` words (a longer
+    sentence stays whole); offsets stay exact, so citations into a passage are unchanged."""
+    from service.pipeline.spans import split_sentences  # the one sentence splitter
+
+    text = source[start:end]
+    if len(_WORDS.findall(text)) <= limit:
+        yield start, end
+        return
+    first = last = None
+    words = 0
+    for sentence in split_sentences(text):
+        count = len(_WORDS.findall(sentence.text))
+        if first is not None and last is not None and words + count > limit:
+            yield start + first, start + last
+            first, words = None, 0
+        if first is None:
+            first = sentence.start
+        last, words = sentence.end, words + count
+    if first is not None and last is not None:
+        yield start + first, start + last

@@ -254,8 +254,9 @@ def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Proble
         line = raw[: error.start].count(b"\n") + 1
         return Problem(source.path, line, "error", f"not valid UTF-8 at byte {error.start}")
     return read_source(
-        source.scope, source.path, text, max_block_chars=settings.max_paragraph_chars
-    )
+        source.scope, source.path, text, max_block_chars=settings.max_paragraph_chars,
+        passage_words=settings.passage_words,
+    )  # fmt: skip
 
 
 def _knowledge_point_index(

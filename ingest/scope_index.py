@@ -1,9 +1,13 @@
-"""A large scope's own vector index: its paragraphs get the scope's hash label and a vector
-index over that label, so the dense search ranks this scope only.
+"""A large scope's own indexes: its paragraphs get the scope's hash label, and a vector index
+and a full-text index over that label, so dense search and BM25 see this scope only.
 
-Neo4j 5.26 cannot filter inside a vector index; with one shared index, a scope holding 6% of
-the database's paragraphs needs ~16x oversampled HNSW searches to find its own top 40. Small
-scopes need no index: retrieval scores them exactly.
+Vector: Neo4j 5.26 cannot filter inside a vector index; with one shared index, a scope holding
+6% of the database's paragraphs needs ~16x oversampled HNSW searches to find its own top 40.
+Full text: Lucene's BM25 statistics (document frequency, document count, average length) are
+an index's; in the shared index one scope's scores moved whenever another scope changed. In the
+scope's own index they are the scope's (with Lucene's usual caveat: a replaced paragraph counts
+until its segment is merged). Small scopes need neither: retrieval scores them exactly, cosine
+over every paragraph and BM25 with the scope's statistics (service/pipeline/lexical.py).
 """
 
 from __future__ import annotations
@@ -11,43 +15,89 @@ from __future__ import annotations
 import time
 from typing import Literal
 
+import msgspec
+
 from service.db.graph import Graph
-from service.scope import scope_label, scope_vector_index
+from service.scope import scope_fulltext_index, scope_label, scope_vector_index
 from service.settings import IngestSettings
 
-__all__ = ["ScopeIndexState", "refresh_scope_vector_index"]
+__all__ = [
+    "ScopeIndexState",
+    "ScopeIndexes",
+    "refresh_scope_indexes",
+    "refresh_scope_vector_index",
+]
 
 ScopeIndexState = Literal["none", "online", "populating", "dropped"]
 _POLL_INTERVAL_S = 0.5
+_KINDS = {
+    "vector": ("scope/paragraph_vector_index", "scope/vector_index_state",
+               "scope/drop_paragraph_vector_index"),
+    "fulltext": ("scope/paragraph_fulltext_index", "scope/fulltext_index_state",
+                 "scope/drop_paragraph_fulltext_index"),
+}  # fmt: skip
+
+
+class ScopeIndexes(msgspec.Struct, frozen=True):
+    vector: ScopeIndexState
+    fulltext: ScopeIndexState
 
 
 def refresh_scope_vector_index(
     graph: Graph, scope: str, settings: IngestSettings
 ) -> ScopeIndexState:
-    """Create, complete or drop the scope's index to match its size; idempotent and cheap
-    when nothing changed (one count, one label scan)."""
-    index = scope_vector_index(scope)
-    paragraphs = graph.read("scope/embedded_paragraph_count", scope=scope)[0]["paragraphs"]
-    if paragraphs < settings.scope_vector_index_min_paragraphs:
-        if not graph.read("scope/vector_index_state", indexName=index):
-            return "none"
-        graph.schema("scope/drop_paragraph_vector_index", indexName=index)
-        return "dropped"
-    label = scope_label(scope)
-    while graph.write(
-        "scope/label_paragraphs", scope=scope, label=label,
-        batch=settings.scope_label_batch_paragraphs,
-    ).rows[0]["labelled"]:  # fmt: skip
-        pass
-    graph.schema("scope/paragraph_vector_index", label=label, indexName=index)
-    deadline = time.monotonic() + settings.scope_vector_index_timeout_s
+    """refresh_scope_indexes, reporting the vector index (what the ingest report lists)."""
+    return refresh_scope_indexes(graph, scope, settings).vector
+
+
+def refresh_scope_indexes(graph: Graph, scope: str, settings: IngestSettings) -> ScopeIndexes:
+    """Create, complete or drop the scope's vector and full-text indexes to match its size;
+    idempotent and cheap when nothing changed (one count, one label scan). The vector index
+    counts embedded paragraphs, the full-text index all of them."""
+    counts = graph.read("scope/paragraph_counts", scope=scope)[0]
+    wanted = {
+        "vector": counts["embedded"] >= settings.scope_vector_index_min_paragraphs,
+        "fulltext": counts["paragraphs"] >= settings.scope_fulltext_index_min_paragraphs,
+    }
+    names = {"vector": scope_vector_index(scope), "fulltext": scope_fulltext_index(scope)}
+    states: dict[str, ScopeIndexState] = {}
+    for kind, want in wanted.items():
+        if not want:
+            _, state, drop = _KINDS[kind]
+            if graph.read(state, indexName=names[kind]):
+                graph.schema(drop, indexName=names[kind])
+                states[kind] = "dropped"
+            else:
+                states[kind] = "none"
+    if any(wanted.values()):
+        label = scope_label(scope)
+        while graph.write(
+            "scope/label_paragraphs", scope=scope, label=label,
+            batch=settings.scope_label_batch_paragraphs,
+        ).rows[0]["labelled"]:  # fmt: skip
+            pass
+        for kind in (k for k, want in wanted.items() if want):
+            graph.schema(_KINDS[kind][0], label=label, indexName=names[kind])
+        timeouts = {
+            "vector": settings.scope_vector_index_timeout_s,
+            "fulltext": settings.scope_fulltext_index_timeout_s,
+        }
+        started = time.monotonic()
+        for kind in (k for k, want in wanted.items() if want):
+            states[kind] = _await_online(
+                graph, _KINDS[kind][1], names[kind], started + timeouts[kind]
+            )
+    return ScopeIndexes(vector=states["vector"], fulltext=states["fulltext"])
+
+
+def _await_online(graph: Graph, statement: str, index: str, deadline: float) -> ScopeIndexState:
     while True:
-        rows = graph.read("scope/vector_index_state", indexName=index)
+        rows = graph.read(statement, indexName=index)
         state = str(rows[0]["state"]) if rows else "MISSING"
         if state == "ONLINE":
             return "online"
         if state == "FAILED":
-            raise RuntimeError(f"vector index {index} FAILED to populate (see SHOW INDEXES)")
+            raise RuntimeError(f"index {index} FAILED to populate (see SHOW INDEXES)")
         if time.monotonic() > deadline:
-            return "populating"  # retrieval keeps using the shared index until it is ONLINE
+            return "populating"  # retrieval keeps using its fallback until it is ONLINE
         time.sleep(_POLL_INTERVAL_S)

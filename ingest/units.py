@@ -27,6 +27,7 @@ from ingest.mermaid import parse_mermaid_edges
 from ingest.problems import Problem
 from ingest.relation_labels import compact_key, relation_for_label, slug
 from service.pipeline.analysis import ANALYSIS_VERSION
+from service.pipeline.lexical import analyze, field_text
 from service.scope import scope_key
 
 __all__ = [
@@ -114,10 +115,12 @@ def document_id(scope: str, path: str) -> str:
 
 
 def read_source(
-    scope: str, path: str, source: str, *, max_block_chars: int
+    scope: str, path: str, source: str, *, max_block_chars: int, passage_words: int = 0
 ) -> ParsedSource | Problem:
     """Parse one file; a Problem (severity error) when it cannot be ingested at all."""
-    markdown = parse_markdown(source, max_block_chars=max_block_chars)
+    markdown = parse_markdown(
+        source, max_block_chars=max_block_chars, passage_words=passage_words
+    )
     if markdown.front_matter_error:
         return Problem(path, markdown.front_matter_line, "error", markdown.front_matter_error)
     front = FrontMatter()
@@ -223,6 +226,8 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
             str(occurrences[(block.heading_path, block.text)]),
         )
         embedding_text = embedding_input(title, block)
+        heading_text = " > ".join(block.heading_path)
+        text_tokens, heading_tokens = analyze(block.text), analyze(heading_text)
         paragraphs.append(
             {
                 "id": paragraph_id,
@@ -234,7 +239,14 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
                 "startLine": block.start_line,
                 "endLine": block.end_line,
                 "headingPath": list(block.heading_path),
-                "headingText": " > ".join(block.heading_path),
+                "headingText": heading_text,
+                # The full-text fields' tokens, for BM25 with the scope's own statistics
+                # (service/pipeline/lexical.py); part of the unit hash, so a paragraph written
+                # without them is rewritten by the next `kgs ingest`.
+                "textTokens": field_text(text_tokens),
+                "textTokenCount": len(text_tokens),
+                "headingTokens": field_text(heading_tokens),
+                "headingTokenCount": len(heading_tokens),
                 "scopeKey": scope_key(parsed.scope),
                 "headingId": heading_ids[block.heading] if block.heading >= 0 else None,
                 "contentHash": _hash(block.text),
@@ -255,6 +267,14 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         "validUntil": front.valid_until,
         "supersededBy": front.superseded_by,
         "embeddingModel": model,
+        # The document's share of its scope's full-text statistics (its paragraphs with tokens
+        # in each field, and their tokens), written with its paragraphs in one transaction: BM25
+        # reads the scope's totals from its documents (cypher/retrieval/fulltext_paragraphs_exact).
+        "lexicalParagraphs": len(paragraphs),
+        "lexicalTextParagraphs": sum(1 for p in paragraphs if p["textTokenCount"]),
+        "lexicalTextTokens": sum(p["textTokenCount"] for p in paragraphs),
+        "lexicalHeadingParagraphs": sum(1 for p in paragraphs if p["headingTokenCount"]),
+        "lexicalHeadingTokens": sum(p["headingTokenCount"] for p in paragraphs),
     }
     # The stored text analysis is written with the unit (ingest/writer.py): a new version of the
     # code that produces it makes every document a changed one.

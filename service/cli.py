@@ -7,7 +7,8 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -18,6 +19,8 @@ from service.db.graph import ReadOnlyViolation
 from service.db.local_server import LocalNeo4jError
 from service.db.schema import SchemaError
 from service.db.selection import local_server
+from service.evaluation import EvalFileError, EvalRequestError
+from service.evaluation.run import Ask
 from service.pipeline.runner import QuestionError
 from service.probes.cases import ProbeFileError
 from service.settings import Settings, SettingsError
@@ -30,6 +33,8 @@ EXIT_USAGE = 2
 _USER_ERRORS = (
     QuestionError,
     ProbeFileError,
+    EvalFileError,
+    EvalRequestError,
     LocalNeo4jError,
     SettingsError,
     CypherRegistryError,
@@ -106,6 +111,19 @@ def _parser() -> argparse.ArgumentParser:
     probe.add_argument("cases", help="a probe case file (YAML)")
     probe.add_argument("--kb", help="ingest this knowledge base first (default: knowledge_base/)")
     probe.set_defaults(run=_probe)
+
+    evaluate = sub.add_parser(
+        "eval", help="answer a question file as a client would and print recall, refusals, F1"
+    )
+    evaluate.add_argument("questions", help="JSON Lines: question, answerable, answers, gold")
+    evaluate.add_argument("--scope", help="the scope to ask (default: as `kgs ask`)")
+    evaluate.add_argument("--top-k", type=int, default=10, dest="top_k")
+    evaluate.add_argument("--url", help="ask a running service (e.g. http://127.0.0.1:8000)")
+    evaluate.add_argument("--key", help="the API key for --url (default: KGS_API_KEY)")
+    evaluate.add_argument("--limit", type=int, help="only the first N questions")
+    evaluate.add_argument("--out", help="write each question's outcome here (JSON Lines)")
+    evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+    evaluate.set_defaults(run=_eval)
 
     serve = sub.add_parser("serve", help="serve the REST API")
     serve.add_argument("--host", default="127.0.0.1")
@@ -184,8 +202,10 @@ def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any
     with graph_session(settings, ensure_schema=False) as graph:
         if args.scope is None:  # the command line reads every scope
             scopes = scopes_to_search(graph, None, settings.api.max_question_scopes)
-            response = answer_best_scope(graph, embedder, args.question, scopes=scopes,
-                                         depth=args.depth, top_k=args.top_k)  # fmt: skip
+            response = answer_best_scope(
+                graph, embedder, args.question, scopes=scopes, depth=args.depth,
+                top_k=args.top_k, candidates=settings.api.question_scope_candidates,
+            )  # fmt: skip
         else:
             response = answer_question(graph, embedder, args.question, scope=args.scope,
                                        depth=args.depth, top_k=args.top_k)  # fmt: skip
@@ -231,6 +251,56 @@ def _probe(args: argparse.Namespace, settings: Settings) -> int:
     with graph_session(settings) as graph:
         _, failed = run_probes(graph, embedder, Path(args.cases), kb, settings)
     return 1 if failed else 0
+
+
+def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    import os
+    from pathlib import Path
+
+    from service.evaluation import http_asker, read_questions, report, run_questions
+    from service.evaluation.report import print_report, write_outcomes
+
+    if args.top_k < 1:
+        raise EvalFileError("--top-k must be at least 1")
+    questions = read_questions(Path(args.questions), limit=args.limit)
+    if args.url:
+        outcomes = list(run_questions(
+            http_asker(args.url, args.key or os.environ.get("KGS_API_KEY")),
+            questions, args.scope, args.top_k,
+        ))  # fmt: skip
+    else:
+        with _in_process_asker(settings) as ask:
+            outcomes = list(run_questions(ask, questions, args.scope, args.top_k))
+    if args.out:
+        write_outcomes(Path(args.out), outcomes)
+    print_report(report(outcomes), as_json=args.json)
+    return 0
+
+
+@contextmanager
+def _in_process_asker(settings: Settings) -> Iterator[Ask]:
+    """The answer path of `kgs ask`, with one model and one driver for every question."""
+    from ingest.embeddings import SentenceTransformerEmbedder
+    from service.pipeline.runner import answer_question
+    from service.pipeline.scope_choice import answer_best_scope, scopes_to_search
+
+    embedder = (
+        SentenceTransformerEmbedder(settings.embedding.for_queries())
+        if settings.embedding.enabled
+        else None
+    )
+    with graph_session(settings, ensure_schema=False) as graph:
+
+        def ask(question: str, scope: str | None, top_k: int) -> dict[str, Any]:
+            if scope is None:
+                scopes = scopes_to_search(graph, None, settings.api.max_question_scopes)
+                return answer_best_scope(
+                    graph, embedder, question, scopes=scopes, top_k=top_k,
+                    candidates=settings.api.question_scope_candidates,
+                )  # fmt: skip
+            return answer_question(graph, embedder, question, scope=scope, top_k=top_k)
+
+        yield ask
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

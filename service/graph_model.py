@@ -1,10 +1,10 @@
-"""The graph model of DESIGN.md declared with neomodel.
+"""The graph model of docs/architecture.md declared with neomodel.
 
 Used for simple reads and writes (the API's document endpoints, tests that inspect the graph).
 Bulk ingestion and the evidence pipeline use the named statements in cypher/ instead: they need
 batching, one-transaction document replacement and traceable query text.
 
-Neo4j property names are camelCase (DESIGN.md); Python attributes are snake_case with
+Neo4j property names are camelCase (docs/architecture.md); Python attributes are snake_case with
 `db_property` mapping. The `id` property is `uid` here because neomodel reserves `id`.
 """
 

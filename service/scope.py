@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["scope_key", "scope_label", "scope_vector_index"]
+__all__ = ["scope_fulltext_index", "scope_key", "scope_label", "scope_vector_index"]
 
 
 def scope_key(scope: str) -> str:
@@ -13,10 +13,15 @@ def scope_key(scope: str) -> str:
 
 
 def scope_label(scope: str) -> str:
-    """The label the paragraphs of a large scope carry, for the scope's own vector index."""
+    """The label the paragraphs of a large scope carry, for the scope's own indexes."""
     return "Scope_" + scope_key(scope)
 
 
 def scope_vector_index(scope: str) -> str:
     """The name of a large scope's own vector index (see cypher/scope/)."""
     return "paragraph_embedding_" + scope_key(scope)
+
+
+def scope_fulltext_index(scope: str) -> str:
+    """The name of a large scope's own full-text index (see cypher/scope/)."""
+    return "paragraph_search_" + scope_key(scope)

@@ -102,11 +102,19 @@ class IngestSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     max_file_bytes: int = 2_000_000
     max_paragraph_chars: int = 20_000  # longer blocks are split at line boundaries
+    # Longer prose paragraphs become passages cut between sentences: all-MiniLM-L6-v2 reads 256
+    # word pieces (about 1.3 per English word) and ignores the rest, title prefix included.
+    passage_words: int = 160
     # A scope with this many embedded paragraphs gets its own vector index (smaller scopes are
     # searched exactly); keep it equal to the pipeline's exact_vector_max_paragraphs.
     scope_vector_index_min_paragraphs: int = 3000
     scope_label_batch_paragraphs: int = 10_000  # paragraphs labelled per write transaction
     scope_vector_index_timeout_s: float = 600.0  # wait for its population, then go on
+    # A scope with this many paragraphs gets its own full-text index, so Lucene's BM25 statistics
+    # are its own (smaller scopes are scored exactly by the service with the scope's statistics);
+    # keep it equal to the pipeline's exact_fulltext_max_paragraphs.
+    scope_fulltext_index_min_paragraphs: int = 3000
+    scope_fulltext_index_timeout_s: float = 600.0  # wait for its population, then go on
 
 
 class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -142,9 +150,13 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     dev_mode: bool = False  # no key needed; every scope readable and writable (make run only)
     max_query_chars: int = 2000
     max_top_k: int = 50
-    # A question without a scope searches every readable scope holding documents, one retrieval
-    # each; with more than this many it is refused (400: name a scope). `kgs ask` too.
-    max_question_scopes: int = 8
+    # A question without a scope considers every readable scope holding documents: one statement
+    # pre-ranks them all (service/pipeline/scope_choice.py), so the cost grows little with their
+    # number; with more than this many it is refused (400: name a scope). `kgs ask` too.
+    max_question_scopes: int = 1000
+    # The full retrieval (one per scope) runs only in this many of them, the best pre-ranked,
+    # and the best of those answers. KGS_API_QUESTION_SCOPE_CANDIDATES.
+    question_scope_candidates: int = 3
     max_upload_bytes: int = 2_000_000  # the whole request body of an upload
     max_page_size: int = 200  # documents per page
     max_neighbours: int = 200  # per knowledge point
@@ -217,8 +229,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             ingest=IngestSettings(
                 max_file_bytes=env_int(env, "KGS_INGEST_MAX_FILE_BYTES", 2_000_000),
+                passage_words=env_int(env, "KGS_INGEST_PASSAGE_WORDS", 160, allow_zero=True),
                 scope_vector_index_min_paragraphs=env_int(
                     env, "KGS_SCOPE_VECTOR_INDEX_MIN_PARAGRAPHS", 3000
+                ),
+                scope_fulltext_index_min_paragraphs=env_int(
+                    env, "KGS_SCOPE_FULLTEXT_INDEX_MIN_PARAGRAPHS", 3000
                 ),
             ),
             cypher_dir=Path(env.get("KGS_CYPHER_DIR", str(root / "cypher"))),
@@ -286,7 +302,8 @@ def _api(env: Mapping[str, str]) -> ApiSettings:
         dev_mode=_choice(env, "KGS_API_DEV_MODE", ("off", "on")) == "on",
         max_query_chars=env_int(env, "KGS_API_MAX_QUERY_CHARS", 2000),
         max_top_k=env_int(env, "KGS_API_MAX_TOP_K", 50),
-        max_question_scopes=env_int(env, "KGS_API_MAX_QUESTION_SCOPES", 8),
+        max_question_scopes=env_int(env, "KGS_API_MAX_QUESTION_SCOPES", 1000),
+        question_scope_candidates=env_int(env, "KGS_API_QUESTION_SCOPE_CANDIDATES", 3),
         max_upload_bytes=env_int(env, "KGS_API_MAX_UPLOAD_BYTES", 2_000_000),
         max_page_size=env_int(env, "KGS_API_MAX_PAGE_SIZE", 200),
         trace_retention_count=env_int(env, "KGS_API_TRACE_RETENTION", 1000),

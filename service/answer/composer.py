@@ -536,6 +536,11 @@ def caveats(review: object, pack: RagContextPack, context: GraphContext) -> list
                 _plain_stale(s) for s in review.stale) + ".",
             kind="caveat", slot="stale",
         ))  # fmt: skip
+    if review.uncertain:
+        lines.append(DraftSentence(
+            text="The sources found may not answer exactly what was asked.",
+            kind="caveat", slot="answerability",
+        ))  # fmt: skip
     if review.degradation == "partial_coverage" and review.missing_terms and not lost:
         lines.append(DraftSentence(
             text="The sources found do not cover "

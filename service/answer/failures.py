@@ -1,4 +1,4 @@
-"""ragFailureClassifications: observed issues mapped to the pipeline stages of DESIGN.md.
+"""ragFailureClassifications: observed issues mapped to the pipeline stages of docs/evidence.md.
 
 Stages: parsing_source, indexing, retrieval, reranking, context_assembly, graph_evidence,
 generation, citation_verification, permission_scope. Each entry names the stage, a reason and

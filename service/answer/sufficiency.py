@@ -143,6 +143,9 @@ class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
     recoverable: bool
     answerability: float | None  # probability-like score of the answerability gate
     answerability_inputs: dict[str, float] | None = None  # AnswerabilityFeatures, by name
+    answerability_threshold: float = 0.0  # the gate's threshold (0: no gate)
+    # Passed the gate but under the confident threshold: answered as partial, with a caveat.
+    uncertain: bool = False
     stale: tuple[str, ...] = ()  # paths of stale cited documents
 
 
@@ -199,6 +202,13 @@ def review_sufficiency(
             )
         )  # fmt: skip
 
+    uncertain = (
+        answerability is not None
+        and not names_itself
+        and settings.answerability_threshold
+        <= answerability
+        < settings.answerability_confident_threshold
+    )
     intent_ok, intent_detail = _intent(plan, fragments, direct, operands_ok)
     gates.append(
         Gate(name="query_intent_coverage", passed=intent_ok, score=1.0 if intent_ok else 0.0,
@@ -302,13 +312,20 @@ def review_sufficiency(
         status, degradation = "insufficient", "insufficient_evidence"
     elif stale:
         status, degradation = "borderline", "stale_evidence"
-    elif failed & {"direct_evidence_coverage", "query_intent_coverage", "graph_support"}:
+    elif uncertain or failed & {"direct_evidence_coverage", "query_intent_coverage",
+                                 "graph_support"}:
         status, degradation = "borderline", "partial_coverage"
     else:
         status, degradation = "sufficient", "none"
     reasons.extend(f"{g.name}: {g.detail}" if not g.detail.startswith(
         ("graph_neighbor", "conflicting", "stale")) else g.detail
         for g in gates if not g.passed)  # fmt: skip
+    if uncertain:
+        reasons.append(
+            f"answerability: {answerability:.2f} is under "
+            f"{settings.answerability_confident_threshold}: the evidence may not answer exactly "
+            "what is asked"
+        )
     if not reasons:
         reasons.append("all sufficiency gates passed")
     recoverable = (
@@ -331,6 +348,8 @@ def review_sufficiency(
         recoverable=recoverable,
         answerability=None if answerability is None else round(answerability, 4),
         answerability_inputs=_inputs(features),
+        answerability_threshold=settings.answerability_threshold,
+        uncertain=uncertain,
         stale=tuple(stale),
     )
 

@@ -55,6 +55,7 @@ class AnswerJob(msgspec.Struct, frozen=True, kw_only=True):
     scopes: tuple[str, ...]  # the scopes to search, all readable by the request's key
     depth: Depth | None
     top_k: int | None
+    scope_candidates: int  # scopes retrieved in full when none is named (ApiSettings)
     trace_id: str
 
 
@@ -64,7 +65,7 @@ def answer_job(graph: Graph, embedder: QueryEmbedder | None, job: AnswerJob) -> 
         return answer_question(graph, embedder, job.query, scope=job.scope, depth=job.depth,
                                top_k=job.top_k)  # fmt: skip
     return answer_best_scope(graph, embedder, job.query, scopes=job.scopes, depth=job.depth,
-                             top_k=job.top_k)  # fmt: skip
+                             top_k=job.top_k, candidates=job.scope_candidates)  # fmt: skip
 
 
 class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):

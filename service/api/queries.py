@@ -1,4 +1,4 @@
-"""POST /v1/query: one question, the answer response of DESIGN.md (trace omittable).
+"""POST /v1/query: one question, the answer response of docs/api.md (trace omittable).
 
 A question that names no scope searches the scopes the key may read (every scope in development
 mode) and is answered from the one whose evidence is best (service/pipeline/scope_choice.py)."""
@@ -108,6 +108,7 @@ async def run_answer(
     graph = resources.request_graph(on_call)
     job = AnswerJob(query=request.query, scope=scopes[0] if request.scope is not None else None,
                     scopes=scopes, depth=request.depth, top_k=request.top_k,
+                    scope_candidates=resources.settings.api.question_scope_candidates,
                     trace_id=graph.trace_id)  # fmt: skip
     if resources.answer_pool is not None and on_call is None:
         async with resources.answer_limiter or nullcontext():

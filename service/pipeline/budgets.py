@@ -1,4 +1,4 @@
-"""Budget profiles of the context pack and the pipeline's other named limits (DESIGN.md)."""
+"""Budget profiles of the context pack and the pipeline's other named limits (docs/evidence.md)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,10 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     vector_oversample: float = 2.0  # index candidates per wanted in-scope hit, after scope share
     vector_max_candidates: int = 4000  # HNSW top-k ceiling
     exact_vector_max_paragraphs: int = 3000  # smaller scopes: exact cosine over every paragraph
+    # Smaller scopes: BM25 computed with the scope's own statistics over every matching paragraph
+    # (service/pipeline/lexical.py); larger ones use their own full-text index once it is ONLINE.
+    # Keep it equal to IngestSettings.scope_fulltext_index_min_paragraphs.
+    exact_fulltext_max_paragraphs: int = 3000
     name_candidates: int = 50  # knowledge points fetched by name before exact name matching
     parent_sections: int = 2  # sections read whole as parent context (those of the best hits)
     window_paragraphs: int = 5  # local window each side of a span
@@ -59,21 +63,16 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Sufficiency: share of the question's key terms that direct support must cover.
     sufficient_coverage: float = 0.6
     borderline_coverage: float = 0.3
-    # Answerability: logistic score over the features of the best hit paragraph
-    # (service/answer/sufficiency.py AnswerabilityFeatures); below the threshold the question
-    # is declined. Fitted on half A of the ClapNQ dev questions (bench/clapnq_answers.py
-    # --fit); half B is reported beside it. Features were chosen by 5-fold cross-validation on
-    # half A: the topic cosine gained 0.016 balanced accuracy (0.811 -> 0.827); the features
-    # whose weight is 0 gained 0.010 at most (under one standard error, about 0.02). Refitting
-    # with the generic passage (2026-11-30), no candidate gained more than 0.003 in 20 repeats
-    # of 5-fold CV on half A (each under its standard error): the lifts over the other hits and
-    # sentences, the best hit's cosine, squares and products of the three cosines, the question
-    # word, a tuned threshold, or all features under a ridge penalty (which lost 0.005-0.018).
-    # The residual sentence cosine (the best sentence, embedded under its topic, to the question
-    # minus its topic direction; the plain sentence cosine for compare questions and questions
-    # naming only the page's subject) gained 0.020-0.022 in 50 repeats of 5-fold CV on half A
-    # with three seeds (0.821 -> 0.842, paired standard error of the gain 0.016); beside it the
-    # topic cosine's own weight shrinks from -3.6 to -0.9 (the residual takes the topic out).
+    # Answerability: a logistic score over the features of the best hit (AnswerabilityFeatures
+    # in service/answer/sufficiency.py), weights fitted on half A of ClapNQ dev
+    # (bench/clapnq_answers.py --fit). Refitting the weights on every public set at once
+    # (bench/fit_answerability.py) did worse on the held-out sets than these weights with
+    # thresholds calibrated across the sets, so only the thresholds are chosen across sets
+    # (bench/fit_answerability.py --calibrate-only, on the fit halves): below
+    # `answerability_threshold` the question is declined (the highest threshold at which no
+    # public set's fit half refuses more than 5% of its answerable questions); between it and
+    # `answerability_confident_threshold` the answer is partial, with a caveat. Figures in
+    # docs/benchmarks.md.
     answerability_paragraph_weight: float = 19.358
     answerability_topic_weight: float = -0.854
     answerability_sentence_weight: float = 3.364
@@ -94,7 +93,8 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Those texts go to the model this many at a time: the model runs one call at a time, and a
     # whole batch (21 texts) made every other answer's question embedding wait behind it.
     answerability_embed_chunk_texts: int = 4
-    answerability_threshold: float = 0.5  # probability; 0 disables the gate
+    answerability_threshold: float = 0.079  # probability; 0 disables the gate
+    answerability_confident_threshold: float = 0.5  # below it (and above the gate): partial
     # The judge (only with a provider configured).
     judge_candidates: int = 10  # fragments serialised for the judge
     judge_candidate_chars: int = 600  # per candidate, middle-truncated

@@ -30,7 +30,7 @@ __all__ = [
     "rank_neighbour_window",
 ]
 
-# Relation kinds each intent prefers (DESIGN.md); generic prefers none.
+# Relation kinds each intent prefers (docs/evidence.md); generic prefers none.
 INTENT_RELATIONS: dict[Intent, frozenset[str]] = {
     "compare": frozenset({"CONTRASTS_WITH", "ANALOGOUS_TO"}),
     "how_to": frozenset({"PREREQUISITE_OF", "PRECEDES", "DEPENDS_ON"}),

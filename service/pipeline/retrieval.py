@@ -1,8 +1,10 @@
 """retrieve_spans: relevant span extraction over paragraphs of one scope.
 
 Three channels, fused with reciprocal rank fusion (RRF):
-- full-text (Lucene BM25 over paragraph text and heading path, the scope required in Lucene,
-  the question's terms expanded with the titles and aliases of the knowledge points it names);
+- full-text (BM25 over paragraph text and heading path, the question's terms expanded with the
+  titles and aliases of the knowledge points it names), scored with the scope's own statistics:
+  exactly by the service in small scopes (service/pipeline/lexical.py), in the scope's own
+  Lucene index in large ones, so other scopes never change a scope's full-text scores;
 - vector (exact cosine in small scopes; in large ones the scope's own HNSW index, or, until it
   is ONLINE, the shared index with oversampling);
 - knowledge point (the lead paragraphs of documents describing a named knowledge point).
@@ -18,19 +20,23 @@ from concurrent.futures import Future
 from typing import Any
 
 import msgspec
+from neo4j.exceptions import ClientError
 
 from ingest.relation_labels import compact_key
 from service.db.graph import Graph
 from service.pipeline.budgets import PipelineSettings
+from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.plan import QueryPlan
 from service.pipeline.spans import best_span, citation_id, relevant_segments
-from service.scope import scope_key, scope_vector_index
+from service.scope import scope_fulltext_index, scope_key, scope_vector_index
 
 __all__ = [
     "Hit",
     "NameMatch",
+    "RankedDocument",
     "Retrieval",
     "fuse",
+    "lucene_clauses",
     "lucene_query",
     "match_names",
     "retrieve_spans",
@@ -83,13 +89,26 @@ class Segment(msgspec.Struct, frozen=True):
     score: float
 
 
+class RankedDocument(msgspec.Struct, frozen=True, kw_only=True):
+    document_id: str
+    path: str
+    title: str
+    score: float  # the fused document score
+
+
 class Retrieval(msgspec.Struct, frozen=True, kw_only=True):
     hits: tuple[Hit, ...]  # the evidence: paragraphs of the best-fused documents, best first
     documents: tuple[tuple[str, float], ...]  # the fused document ranking (id, score), all of it
+    # Its first top_k documents with their paths: the hits come from at most
+    # `evidence_documents` documents, a client still sees the documents ranked after them.
+    ranked: tuple[RankedDocument, ...] = ()
     names: tuple[NameMatch, ...]
     segments: tuple[Segment, ...]
     lucene: str
     vector_mode: str
+    # "exact": BM25 with the scope's statistics computed by the service (small scopes, and large
+    # ones until their own index is ONLINE); "scope_index": the scope's own Lucene index.
+    fulltext_mode: str = "none"
 
 
 def match_names(
@@ -157,6 +176,7 @@ class ScopeSize(msgspec.Struct, frozen=True):
     paragraphs: int  # in the scope
     all_paragraphs: int  # in the database
     own_index: bool  # the scope's own vector index is ONLINE (ingest/scope_index.py)
+    own_fulltext_index: bool = False  # the scope's own full-text index is ONLINE
 
 
 _SIZES: dict[str, tuple[float, ScopeSize]] = {}  # scope -> (time read, size)
@@ -165,7 +185,9 @@ _SIZES_MAX_SCOPES = 1024
 
 
 def _scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSize:
-    """Cached for a minute: only used to choose exact, own-index or shared-index search."""
+    """Cached for a minute: only used to choose exact, own-index or shared-index search (a
+    stale size never makes full-text scores inexact: the exact statement counts the scope
+    itself, and a missing own index falls back to it)."""
     now = time.monotonic()
     cached = _SIZES.get(scope)
     if cached and now - cached[0] < _SIZES_TTL_S:
@@ -176,21 +198,29 @@ def _scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSi
         r["state"] == "ONLINE"
         for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
     )
+    own_fulltext = in_scope > settings.exact_fulltext_max_paragraphs and any(
+        r["state"] == "ONLINE"
+        for r in graph.read("scope/fulltext_index_state", indexName=scope_fulltext_index(scope))
+    )
     if len(_SIZES) >= _SIZES_MAX_SCOPES:
         _SIZES.clear()
-    _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own))
+    _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own, own_fulltext))
     return _SIZES[scope][1]
 
 
 def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> str:
     """The scope is required; terms and phrases are optional clauses, all escaped."""
+    return f"+scopeKey:{scope_key(scope)} +({lucene_clauses(terms, phrases) or '*:*'})"
+
+
+def lucene_clauses(terms: Sequence[str], phrases: Sequence[str]) -> str:
+    """Terms and phrases as optional Lucene clauses, all escaped ('' when there are none); the
+    query of a scope's own full-text index, which holds no other scope."""
     clauses = [_escape(t) for t in terms if t.strip()]
     clauses += [
         f'"{_escape(p)}"' for p in phrases if p.strip() and (" " in p.strip() or not p.isascii())
     ]
-    if not clauses:
-        clauses = ["*:*"]
-    return f"+scopeKey:{scope_key(scope)} +({' '.join(dict.fromkeys(clauses))})"
+    return " ".join(dict.fromkeys(clauses))
 
 
 def fuse(rankings: Mapping[str, Sequence[str]], k: int) -> list[tuple[str, float, dict[str, int]]]:
@@ -332,11 +362,11 @@ def retrieve_spans(
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
     limit = settings.retrieval_candidates
     found: dict[str, list[Candidate]] = {}
+    fulltext_mode = "none"
     if "fulltext" in channels:
-        rows = graph.read(
-            "retrieval/fulltext_paragraphs", lucene=lucene, scope=plan.scope, limit=limit
+        lucene, fulltext_mode, found["fulltext"] = _fulltext(
+            graph, plan.scope, [*plan.terms, *expansion_terms], expansions, lucene, settings
         )
-        found["fulltext"] = _candidates(rows)
     # Before the wait for the question's vector: this read needs only the names.
     lead = _lead_candidates(graph, plan, names) if "knowledgePoint" in channels else None
     vector_mode = "none"
@@ -401,14 +431,59 @@ def retrieve_spans(
                 citation_id=citation_id(paragraph_id, span.start, span.end),
             )
         )  # fmt: skip
+    documents = tuple(dict.fromkeys((f.document_id, f.document_score) for f in ranking))
+    listed = documents[: top_k or settings.top_k]
+    paths = {
+        r["documentId"]: r
+        for r in graph.read("retrieval/document_paths", ids=[d for d, _ in listed])
+    }
     return Retrieval(
         hits=tuple(hits),
-        documents=tuple(dict.fromkeys((f.document_id, f.document_score) for f in ranking)),
+        documents=documents,
+        ranked=tuple(
+            RankedDocument(
+                document_id=d, path=paths[d]["path"], title=paths[d]["title"] or "",
+                score=round(score, 6),
+            )
+            for d, score in listed
+            if d in paths
+        ),
         names=tuple(names),
         segments=tuple(_segments(hits)),
         lucene=lucene,
         vector_mode=vector_mode,
+        fulltext_mode=fulltext_mode,
     )
+
+
+def _fulltext(
+    graph: Graph,
+    scope: str,
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    settings: PipelineSettings,
+) -> tuple[str, str, list[Candidate]]:
+    """The full-text channel, scored with the scope's own statistics: (the Lucene query run,
+    its mode, the candidates best first). A large scope whose own index is ONLINE is searched
+    there; any other scope exactly (lexical.exact_fulltext), which also covers a large scope
+    whose index is still populating or went away since the size was cached."""
+    limit = settings.retrieval_candidates
+    size = _scope_size(graph, scope, settings)
+    own = lucene_clauses(terms, phrases)
+    if size.paragraphs > settings.exact_fulltext_max_paragraphs and size.own_fulltext_index and own:
+        try:
+            rows = graph.read(
+                "retrieval/fulltext_paragraphs_scope_index", indexName=scope_fulltext_index(scope),
+                lucene=own, scope=scope, limit=limit,
+            )  # fmt: skip
+        except ClientError:  # dropped (the scope shrank) since its state was cached
+            _SIZES.pop(scope, None)
+        else:
+            ranked = sorted(_candidates(rows), key=lambda c: (-c.score, c.paragraph_id))
+            return own, "scope_index", ranked
+    scored = exact_fulltext(graph, scope, lucene, query_clauses(terms, phrases), limit)
+    return lucene, "exact", [Candidate(p, d, score) for p, d, score in scored]
 
 
 def _evidence(

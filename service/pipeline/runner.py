@@ -260,7 +260,9 @@ def answer_question(
     if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
-    answer = _abstention(plan, review, scope) if abstaining else _render(draft)
+    answer = (
+        _abstention(plan, review, scope, retrieval, bool(pool)) if abstaining else _render(draft)
+    )
     status = _status(review, abstaining)
     texts = {f.id: f.text for f in pack.fragments}
     claims = [] if abstaining else map_claims(draft.sentences, texts)
@@ -399,13 +401,26 @@ def _status(review: SufficiencyReview, abstaining: bool) -> str:
     }.get(review.degradation, "answered")  # fmt: skip
 
 
-def _abstention(plan: QueryPlan, review: SufficiencyReview, scope: str) -> str:
-    if review.missing_terms and len(review.missing_terms) < len(plan.terms):
+def _abstention(
+    plan: QueryPlan, review: SufficiencyReview, scope: str, retrieval: Retrieval, quoted: bool
+) -> str:
+    """The refusal, with the reason that decided it: nothing found, the closest passages not
+    answering what is asked (the answerability gate), key terms missing, or no sentence of the
+    evidence surviving the quote checks and the release review. Sources are named in the trace,
+    not here: a refusal quotes nothing."""
+    lead = f"I could not find an answer in scope {scope!r}"
+    if not retrieval.hits:
+        return f"{lead}: nothing in it matches the question."
+    gate = next((g for g in review.gates if g.name == "answerability" and not g.passed), None)
+    if gate is not None:
+        return (f"{lead}: the closest passages found do not answer what is asked (answerability "
+                f"{gate.score:.2f}, below {review.answerability_threshold:.2f}).")  # fmt: skip
+    if review.status == "insufficient" and review.missing_terms:
         missing = ", ".join(f"'{t}'" for t in review.missing_terms[:4])
-        return (f"I could not find enough evidence in scope {scope!r} to answer this: the sources "
-                f"found do not cover {missing}.")  # fmt: skip
-    return (f"I could not find evidence in scope {scope!r} that answers this question; the closest "
-            "sources are about something else.")  # fmt: skip
+        return f"{lead}: the sources found do not mention {missing}."
+    if not quoted or review.status != "insufficient":
+        return f"{lead}: no sentence of the evidence found could be quoted as an answer."
+    return f"{lead}: the sources found do not support an answer."
 
 
 def _render(draft: Draft) -> str:
@@ -480,6 +495,7 @@ def _retrieval_trace(retrieval: Retrieval) -> dict[str, Any]:
             for h in retrieval.hits
         ],
         "segments": [_camel(s) for s in retrieval.segments],
+        "documents": [_camel(d) for d in retrieval.ranked],
     }
 
 

@@ -44,7 +44,6 @@ not even its name, reaches the answer or the trace.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -66,14 +65,15 @@ from service.pipeline.runner import (
     embed_in_background,
 )
 from service.scope import scope_key
-from service.settings import Settings
+from service.settings import ApiSettings
+
+DEFAULT_SCOPE_CANDIDATES = ApiSettings().question_scope_candidates
 
 __all__ = [
     "PreRank",
     "PreRanking",
     "ScopeScore",
     "answer_best_scope",
-    "configured_candidates",
     "fulltext_pre_rank_query",
     "pre_rank",
     "rank_scopes",
@@ -108,13 +108,6 @@ class PreRanking(msgspec.Struct, frozen=True, kw_only=True):
     retrieve: tuple[str, ...]  # the best `candidates` of them: these get a full retrieval
 
 
-@functools.cache
-def configured_candidates() -> int:
-    """KGS_API_QUESTION_SCOPE_CANDIDATES (ApiSettings.question_scope_candidates, read once):
-    the scopes that get a full retrieval when the caller does not say."""
-    return Settings.from_env().api.question_scope_candidates
-
-
 def scopes_to_search(graph: Graph, readable: Sequence[str] | None, limit: int) -> list[str]:
     """The scopes holding documents among `readable` (None: every scope), by name; a
     QuestionError when there is none, or more than `limit`."""
@@ -145,17 +138,17 @@ def answer_best_scope(
     settings: PipelineSettings | None = None,
     answer_settings: AnswerSettings | None = None,
     llm: ChatCompleter | bool | None = True,
-    candidates: int | None = None,
+    candidates: int = DEFAULT_SCOPE_CANDIDATES,
 ) -> dict[str, Any]:
     """The answer response of answer_question, from the scope among `scopes` (all readable by
     the caller) whose evidence is closest to the question; the trace says which and why.
-    `candidates`: how many of the best pre-ranked scopes get a full retrieval (None: the
-    configured KGS_API_QUESTION_SCOPE_CANDIDATES)."""
+    `candidates`: how many of the best pre-ranked scopes get a full retrieval (the caller's
+    ApiSettings.question_scope_candidates)."""
     settings = settings or PipelineSettings()
     check_question(query, settings)
     if not scopes:
         raise QuestionError("no scope to search")
-    wanted = configured_candidates() if candidates is None else candidates
+    wanted = candidates
     if wanted < 1:
         raise ValueError(f"candidates must be positive, got {wanted}")
     scopes = list(dict.fromkeys(scopes))

@@ -22,7 +22,6 @@ from service.api import create_app
 from service.api.auth import hash_key
 from service.api.state import AppResources
 from service.db import Graph
-from service.pipeline import scope_choice
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.scope_choice import answer_best_scope
 from service.settings import ApiKey, ApiSettings, Settings
@@ -97,7 +96,7 @@ def client(
     api = ApiSettings(
         keys=tuple(ApiKey(name=n, sha256=hash_key(k), scopes=s, write=n == "writer")
                    for n, (k, s) in KEYS.items()),
-        max_question_scopes=MAX_QUESTION_SCOPES,
+        max_question_scopes=MAX_QUESTION_SCOPES, question_scope_candidates=CANDIDATES,
     )  # fmt: skip
     try:
         with _app(settings, graph, embedder, api) as test_client:
@@ -115,9 +114,8 @@ def client(
 
 
 @pytest.fixture
-def candidates(monkeypatch: pytest.MonkeyPatch) -> int:
-    """The configured retrieval candidates of the service, pinned whatever the environment."""
-    monkeypatch.setattr(scope_choice, "configured_candidates", lambda: CANDIDATES)
+def candidates() -> int:
+    """The retrieval candidates the service is configured with (its ApiSettings)."""
     return CANDIDATES
 
 

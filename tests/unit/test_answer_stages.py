@@ -37,9 +37,9 @@ from tests.unit.answer_fixtures import (
 SETTINGS = AnswerSettings()
 
 
-def _review(query: str, pack=None, ctx=None, **kw):  # type: ignore[no-untyped-def]
+def _review(query: str, pack=None, ctx=None, settings=SETTINGS, **kw):  # type: ignore[no-untyped-def]
     return review_sufficiency(plan_for(query), pack or pack_of(), ctx or context(),
-                              named={}, settings=SETTINGS, **kw)  # fmt: skip
+                              named={}, settings=settings, **kw)  # fmt: skip
 
 
 # --- sufficiency ------------------------------------------------------------------------------
@@ -109,6 +109,27 @@ def test_answerability_gate_declines_far_evidence() -> None:
     assert near.status == "sufficient"
     assert near.answerability_inputs is not None
     assert near.answerability_inputs["paragraphCosine"] == 0.8
+
+
+def test_answerability_between_the_gate_and_the_confident_threshold_answers_partially() -> None:
+    best = ("p0", rows()[0]["text"])
+    support = EvidenceSupport(cosine={"p0": 0.8}, sentence_cosine=0.8)
+    score = _review("what is water glass?", support=support, best_paragraph=best).answerability
+    assert score is not None
+    below = AnswerSettings(
+        answerability_threshold=score - 0.01, answerability_confident_threshold=score + 0.01
+    )
+    above = AnswerSettings(
+        answerability_threshold=score - 0.02, answerability_confident_threshold=score - 0.01
+    )
+    band = _review("what is water glass?", support=support, best_paragraph=best, settings=below)
+    assert band.uncertain and (band.status, band.degradation) == ("borderline", "partial_coverage")
+    assert any("may not answer exactly" in r for r in band.reasons)
+    sure = _review("what is water glass?", support=support, best_paragraph=best, settings=above)
+    assert not sure.uncertain and sure.status == "sufficient"
+    gated = AnswerSettings(answerability_threshold=score + 0.01)
+    refused = _review("what is water glass?", support=support, best_paragraph=best, settings=gated)
+    assert refused.status == "insufficient" and not refused.uncertain
 
 
 def test_a_page_matching_only_by_its_topic_scores_lower() -> None:

@@ -108,3 +108,26 @@ def test_unicode_offsets_are_character_offsets() -> None:
     assert doc.headings[0].text == "水玻璃"
     block = doc.blocks[0]
     assert source[block.start_offset : block.end_offset] == "水玻璃是硅酸钠的水溶液。"
+
+
+def test_long_prose_becomes_passages_cut_between_sentences() -> None:
+    sentences = [f"Step {i} turns the dial by {i} degrees." for i in range(40)]
+    source = "# Dial\n\n" + " ".join(sentences) + "\n\n- a list item stays whole\n"
+    doc = parse_markdown(source, passage_words=30)
+    prose = [b for b in doc.blocks if b.kind == "paragraph"]
+    assert len(prose) == 14  # 8 words a sentence, 3 sentences a passage (40 = 13 x 3 + 1)
+    for block in prose:
+        assert source[block.start_offset : block.end_offset] == block.text
+        assert len(block.text.split()) <= 30
+        assert block.text.startswith("Step") and block.text.endswith(".")
+    assert " ".join(b.text for b in prose) == " ".join(sentences)
+    assert [b.ordinal for b in doc.blocks] == list(range(len(doc.blocks)))
+    assert doc.blocks[-1].kind == "list"
+
+
+def test_passages_are_off_by_default_and_keep_a_long_sentence_whole() -> None:
+    long = " ".join(["word"] * 50) + "."
+    source = f"# T\n\n{long} Short one.\n"
+    assert len(parse_markdown(source).blocks) == 1
+    cut = parse_markdown(source, passage_words=20).blocks
+    assert [b.text for b in cut] == [long, "Short one."]

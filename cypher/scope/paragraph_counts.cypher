@@ -1,0 +1,6 @@
+// mode: read
+// Paragraphs of the scope, all and embedded: decide whether the scope gets its own full-text
+// index (all) and its own vector index (embedded).
+// :param scope => 'bench-latency-10k'
+MATCH (p:Paragraph {scope: $scope})
+RETURN count(p) AS paragraphs, count(p.embedding) AS embedded
