@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from service.db import Graph
 
@@ -42,3 +43,48 @@ def test_cypher_names_missing_parameters(cli_env: dict[str, str]) -> None:
     result = _kgs(cli_env, "cypher", "admin/index_states_missing_file")
     assert result.returncode == 1  # not a registry name: taken as Cypher text, which fails to parse
     assert "kgs: Neo4j" in result.stderr
+
+
+def test_eval_measures_a_question_file_as_a_client_sees_it(
+    cli_env: dict[str, str], scope: str, tmp_path: Path
+) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "kettle.md").write_text(
+        "# Kettle descaling\n\nTo descale the kettle, fill it with one part white vinegar and "
+        "two parts water, boil it, and leave it to stand for one hour before rinsing twice.\n",
+        encoding="utf-8",
+    )
+    (kb / "toaster.md").write_text(
+        "# Toaster crumbs\n\nEmpty the crumb tray of the toaster once a week: slide it out from "
+        "the base, shake it over the bin and slide it back until it clicks.\n",
+        encoding="utf-8",
+    )
+    ingested = _kgs(cli_env, "ingest", str(kb), "--scope", scope, "--no-progress")
+    assert ingested.returncode == 0, ingested.stderr
+    questions = tmp_path / "qa.jsonl"
+    questions.write_text(
+        '{"id": "k", "question": "how do I descale the kettle?", '
+        '"answers": ["fill it with vinegar and water and boil it"], '
+        f'"gold": ["{scope}/kettle.md"]}}\n'
+        '{"id": "t", "question": "how often is the toaster crumb tray emptied?", '
+        f'"gold": ["{scope}/toaster.md"]}}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "outcomes.jsonl"
+    result = _kgs(cli_env, "eval", str(questions), "--scope", scope, "--json", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["questions"] == 2 and report["answerable"] == 2
+    assert report["recall"]["@1"] == 1.0  # each question's own page ranks first
+    assert report["answerable_refused"] == 0.0
+    assert report["answer_f1"] is not None and report["answer_f1"] > 0.2
+    outcomes = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [o["documents"][0] for o in outcomes] == [f"{scope}/kettle.md", f"{scope}/toaster.md"]
+
+
+def test_eval_refuses_a_bad_question_file(cli_env: dict[str, str], tmp_path: Path) -> None:
+    questions = tmp_path / "qa.jsonl"
+    questions.write_text('{"question": "a?"}\n{"question": 1}\n', encoding="utf-8")
+    result = _kgs(cli_env, "eval", str(questions), "--scope", "any")
+    assert result.returncode == 1 and "qa.jsonl:2" in result.stderr
