@@ -61,10 +61,13 @@ def test_everything_went_in(shipped: Ingested) -> None:
     assert report.embeddings_computed == report.paragraphs_written > 1000
 
 
-def test_counts_per_label_match_the_sources(shipped: Ingested, graph: Graph) -> None:
+def test_counts_per_label_match_the_sources(
+    shipped: Ingested, graph: Graph, settings: Settings
+) -> None:
+    words = settings.ingest.passage_words  # long prose paragraphs are cut into passages
     for scope in shipped.scopes():
         files = [f for path, f in shipped.files() if path.startswith(scope + "/")]
-        parsed = [parse_markdown(f.read_text(encoding="utf-8")) for f in files]
+        parsed = [parse_markdown(f.read_text(encoding="utf-8"), passage_words=words) for f in files]
         declared = sum(_declared_knowledge_points(p.front_matter) for p in parsed)
         counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=scope)}
         assert counts["Document"] == len(files), scope
