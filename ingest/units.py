@@ -267,14 +267,18 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         "validUntil": front.valid_until,
         "supersededBy": front.superseded_by,
         "embeddingModel": model,
-        # The document's share of its scope's full-text statistics (its paragraphs with tokens
-        # in each field, and their tokens), written with its paragraphs in one transaction: BM25
-        # reads the scope's totals from its documents (cypher/retrieval/fulltext_paragraphs_exact).
-        "lexicalParagraphs": len(paragraphs),
-        "lexicalTextParagraphs": sum(1 for p in paragraphs if p["textTokenCount"]),
-        "lexicalTextTokens": sum(p["textTokenCount"] for p in paragraphs),
-        "lexicalHeadingParagraphs": sum(1 for p in paragraphs if p["headingTokenCount"]),
-        "lexicalHeadingTokens": sum(p["headingTokenCount"] for p in paragraphs),
+        # The document's share of its scope's full-text statistics, written with its paragraphs
+        # in one transaction: BM25 reads the scope's totals from its documents
+        # (cypher/retrieval/fulltext_paragraphs_exact). One list, so a question reads one
+        # property per document: [paragraphs, paragraphs with text tokens, text tokens,
+        # paragraphs with heading tokens, heading tokens].
+        "lexicalStats": [
+            len(paragraphs),
+            sum(1 for p in paragraphs if p["textTokenCount"]),
+            sum(p["textTokenCount"] for p in paragraphs),
+            sum(1 for p in paragraphs if p["headingTokenCount"]),
+            sum(p["headingTokenCount"] for p in paragraphs),
+        ],
     }
     # The stored text analysis is written with the unit (ingest/writer.py): a new version of the
     # code that produces it makes every document a changed one.

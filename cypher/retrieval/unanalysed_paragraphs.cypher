@@ -6,6 +6,6 @@
 // changed with the new fields).
 // :param scope => 'waterglass'
 MATCH (d:Document {scope: $scope})
-WHERE d.path IS NOT NULL AND d.lexicalParagraphs IS NULL
+WHERE d.path IS NOT NULL AND d.lexicalStats IS NULL
 MATCH (p:Paragraph {documentId: d.id})
 RETURN p.id AS paragraphId, p.text AS text, p.headingText AS headingText

@@ -11,7 +11,7 @@ Small scopes (`PipelineSettings.exact_fulltext_max_paragraphs`), one read
 (cypher/retrieval/fulltext_paragraphs_exact.cypher):
 - every paragraph is stored with its tokens (`textTokens`, `headingTokens`: `field_text` of
   `analyze`, and their counts), written at ingest by the same function that analyses the query,
-  and every document with its paragraphs' share of the statistics (`lexical*` counts), in the
+  and every document with its paragraphs' share of the statistics (`lexicalStats`), in the
   same transaction, so the scope's totals are a sum over its documents, read per question;
 - the shared Lucene index only finds the candidates: every paragraph of the scope matching any
   clause, with the limit above the scope's paragraph count (read in the same statement), so the
@@ -33,7 +33,7 @@ not exactly; where they differ, a paragraph Lucene does not match is missed, and
 matches that the stored tokens do not contain scores nothing. Both are per-paragraph facts, so
 the scores still depend only on the scope.
 
-Documents written before these fields existed (no `lexicalParagraphs`) are tokenised on read,
+Documents written before these fields existed (no `lexicalStats`) are tokenised on read,
 with the same function, so their scores are the same; `kgs ingest` rewrites them once (the new
 fields change their unit hash), after which no question pays for it.
 """
@@ -44,7 +44,7 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -228,37 +228,39 @@ def exact_fulltext(
     if not clauses:
         return []
     patterns = [field_text(c) for c in clauses]
-    rows = graph.read(
+    head = graph.read(
         "retrieval/fulltext_paragraphs_exact", scope=scope, lucene=lucene, patterns=patterns
-    )
-    if not rows:
+    )[0]
+    if not head["candidates"]:
         return []
-    head = rows[0]
     text_stats = [int(head["textParagraphs"]), int(head["textTokens"])]
     heading_stats = [int(head["headingParagraphs"]), int(head["headingTokens"])]
     if int(head["unanalysed"]):
-        # Written before tokens were stored: tokenised here until `kgs ingest` rewrites them.
+        # Written before the statistics were stored: tokenised here until `kgs ingest` rewrites
+        # their documents.
         for old in graph.read("retrieval/unanalysed_paragraphs", scope=scope):
             for stats, value in ((text_stats, old["text"]), (heading_stats, old["headingText"])):
                 count = len(analyze(value or ""))
                 stats[0] += 1 if count else 0
                 stats[1] += count
-    candidates = [_row(r, patterns) for r in rows]
+    candidates = [_row(c, patterns) for c in head["candidates"]]
     fields = (FieldStats(*text_stats), FieldStats(*heading_stats))
     return bm25_scores(candidates, fields, len(clauses))[:limit]
 
 
-def _row(row: Mapping[str, Any], patterns: Sequence[str]) -> LexicalRow:
-    if row["textLength"] is not None:
+def _row(candidate: Sequence[Any], patterns: Sequence[str]) -> LexicalRow:
+    """One candidate as the exact statement returns it: [paragraph id, document id, text and
+    heading occurrences per clause, text and heading lengths, then text and heading text only
+    when the paragraph has no stored tokens (they are counted here, the same way)."""
+    paragraph, document, text_counts, heading_counts, text_length, heading_length = candidate[:6]
+    if text_length is not None:
         return LexicalRow(
-            row["paragraphId"], row["documentId"],
-            (tuple(row["textFrequencies"]), tuple(row["headingFrequencies"])),
-            (int(row["textLength"]), int(row["headingLength"])),
+            paragraph, document, (tuple(text_counts), tuple(heading_counts)),
+            (int(text_length), int(heading_length)),
         )  # fmt: skip
-    fields = [analyze(row["text"] or ""), analyze(row["headingText"] or "")]
+    fields = [analyze(candidate[6] or ""), analyze(candidate[7] or "")]
     stored = [field_text(tokens) for tokens in fields]
     return LexicalRow(
-        row["paragraphId"], row["documentId"],
-        tuple(tuple(text.count(p) for p in patterns) for text in stored),
+        paragraph, document, tuple(tuple(text.count(p) for p in patterns) for text in stored),
         tuple(len(tokens) for tokens in fields),
     )  # fmt: skip

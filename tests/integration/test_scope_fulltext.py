@@ -186,8 +186,7 @@ def test_paragraphs_written_without_tokens_score_the_same(
         session.run(
             "MATCH (d:Document {scope: $scope}) WHERE d.path ENDS WITH 'extraction.md' "
             "OR d.path ENDS WITH 'winter.md' "
-            "REMOVE d.lexicalParagraphs, d.lexicalTextParagraphs, d.lexicalTextTokens, "
-            "d.lexicalHeadingParagraphs, d.lexicalHeadingTokens "
+            "REMOVE d.lexicalStats "
             "WITH d MATCH (p:Paragraph {documentId: d.id}) "
             "REMOVE p.textTokens, p.textTokenCount, p.headingTokens, p.headingTokenCount",
             scope=scope,
