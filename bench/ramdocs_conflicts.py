@@ -1,7 +1,7 @@
 """Conflict flagging on RAMDocs (misinformation, ambiguity, noise), without any LLM.
 
     .venv/bin/python bench/ramdocs_conflicts.py [--eval-dir ../shared/eval] [--skip-ingest]
-                                                [--limit N]
+                                                [--limit N] [--no-pipeline] [--resume]
 
 Each RAMDocs question with its own documents becomes one scope (`ramdocs-NNN`, one Markdown
 file per document under the git-ignored bench/out/ramdocs-kb/, types and answers left out),
@@ -70,6 +70,7 @@ from service.settings import Settings, project_root
 OUT = project_root() / "bench" / "out"
 KB = OUT / "ramdocs-kb"
 RESULTS_FILE = OUT / "ramdocs_conflicts.json"
+PARTIAL_FILE = OUT / "ramdocs_pipeline.partial.jsonl"  # pipeline outcomes as they come
 TUNE_HALF = 250  # questions [0, 250) were used to choose the thresholds
 NEAR_COPY_SHARE = 0.5  # share of a misinfo doc's 8-word shingles found in one correct doc
 _WORD = re.compile(r"\w+")
@@ -281,10 +282,26 @@ def print_reach(outcomes: Sequence[Outcome]) -> None:
 
 
 def pipeline_mode(
-    graph: Graph, embedder: SentenceTransformerEmbedder, records: Sequence[Mapping[str, Any]]
+    graph: Graph,
+    embedder: SentenceTransformerEmbedder,
+    records: Sequence[Mapping[str, Any]],
+    resume: bool = False,
 ) -> list[Outcome]:
+    """Each outcome is also appended to PARTIAL_FILE as it comes; with `resume`, the questions
+    already there (same question text) are not asked again (a run cut short by a database
+    restart goes on where it stopped)."""
+    done: dict[int, Outcome] = {}
+    if resume and PARTIAL_FILE.is_file():
+        for line in PARTIAL_FILE.read_text(encoding="utf-8").splitlines():
+            kept = msgspec.json.decode(line, type=Outcome)
+            if kept.index < len(records) and records[kept.index]["question"] == kept.question:
+                done[kept.index] = kept
+    partial = PARTIAL_FILE.open("a" if resume else "w", encoding="utf-8")
     outcomes = []
     for index, record in enumerate(records):
+        if index in done:
+            outcomes.append(done[index])
+            continue
         scope = scope_name(index)
         started = time.perf_counter()
         response = answer_question(graph, embedder, record["question"], scope=scope)
@@ -314,8 +331,11 @@ def pipeline_mode(
                 degradation=review.get("degradation"),
             )
         )  # fmt: skip
+        partial.write(msgspec.json.encode(outcomes[-1]).decode() + "\n")
+        partial.flush()
         if (index + 1) % 50 == 0:
             print(f"pipeline: {index + 1} questions", flush=True)
+    partial.close()
     return outcomes
 
 
@@ -433,6 +453,10 @@ def main() -> None:
     parser.add_argument("--skip-ingest", action="store_true", help="use the graph as it is")
     parser.add_argument("--limit", type=int, default=500, help="first N questions (bound)")
     parser.add_argument("--no-pipeline", action="store_true", help="scan mode only")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="pipeline: keep the outcomes of an interrupted run, ask only the rest",
+    )  # fmt: skip
     args = parser.parse_args()
     path = args.eval_dir.resolve() / "ramdocs" / "RAMDocs_test.jsonl"
     with path.open(encoding="utf-8") as lines:
@@ -456,7 +480,7 @@ def main() -> None:
         results = {"scan": scan_mode(graph, records, conflict_settings)}
         print("scan: done", flush=True)
         if not args.no_pipeline:
-            results["pipeline"] = pipeline_mode(graph, embedder, records)
+            results["pipeline"] = pipeline_mode(graph, embedder, records, args.resume)
     print_table(results)
     if "pipeline" in results:
         print_client(results["pipeline"])
