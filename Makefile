@@ -28,11 +28,13 @@ run: install
 test: install
 	$(BIN)/ruff check service ingest tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest -p no:cacheprovider tests
 
 lint: install
 	$(BIN)/ruff check service ingest tests
 	$(BIN)/ruff format --check service ingest tests
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy

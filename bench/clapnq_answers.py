@@ -44,7 +44,7 @@ from bench.retrieval_quality import CLAPNQ, KB, MAP_FILE, build_corpora, read_js
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import graph_session
-from service.pipeline.runner import answer_question
+from service.question.runner import answer_question
 from service.settings import Settings, project_root
 
 COVERED_SHARE = 0.8  # of a gold sentence's characters inside cited spans

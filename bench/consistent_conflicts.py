@@ -117,7 +117,7 @@ def general_questions() -> list[Question]:
 
 def ask_all(graph: Graph, questions: Sequence[Question], out: Path) -> list[Asked]:
     from ingest.embeddings import SentenceTransformerEmbedder
-    from service.pipeline.runner import answer_question
+    from service.question.runner import answer_question
 
     embedder = SentenceTransformerEmbedder(Settings.from_env().embedding)
     asked: list[Asked] = []

@@ -64,20 +64,20 @@ from ingest.pipeline import IngestOptions, ingest
 from ingest.problems import Problem
 from ingest.units import ParsedSource, embedding_input, read_source
 from service.answer.sentences import forget_public_texts
-from service.api.state import freeze_startup_objects
+from service.api.process import freeze_startup_objects
 from service.db import open_graph
 from service.db.graph import Graph
-from service.pipeline.analysis import forget_decoded
 from service.pipeline.augment import augment_documents
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.context_pack import build_context_pack
-from service.pipeline.facts import forget_facts
 from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
-from service.pipeline.runner import answer_question, embed_in_background
-from service.pipeline.spans import forget_sentences
+from service.question.runner import answer_question, embed_in_background
 from service.settings import Settings, project_root
+from service.text.analysis import forget_decoded
+from service.text.facts import forget_facts
+from service.text.spans import forget_sentences
 
 ROOT = project_root()
 OUT = ROOT / "bench" / "out" / "evidence-latency"
@@ -777,7 +777,7 @@ def _regex_cache_snapshot() -> dict[Any, Any]:
 
 def _forget_question_patterns(baseline: dict[Any, Any]) -> None:
     """Every measure meets the question for the first time. The pipeline compiles regular
-    expressions from the question's terms (service/pipeline/spans.py), and Python's `re` cache
+    expressions from the question's terms (service/text/spans.py), and Python's `re` cache
     would otherwise hand the second measure of a question the first one's compiled patterns
     (several ms per term). The patterns cached by the warm-up (the static ones) stay."""
     cache = getattr(re, "_cache", None)

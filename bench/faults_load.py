@@ -171,17 +171,52 @@ def sentences() -> list[str]:
     for file in sorted((ROOT / "knowledge_base").glob("*/*.md")):
         for block in parse_markdown(file.read_text(encoding="utf-8")).blocks:
             if block.kind == "paragraph":
-                found += [s.strip() for s in block.text.replace("\n", " ").split(". ")
-                          if 40 <= len(s.strip()) <= 240 and not MARKUP.intersection(s)]
+                found += [
+                    s.strip()
+                    for s in block.text.replace("\n", " ").split(". ")
+                    if 40 <= len(s.strip()) <= 240 and not MARKUP.intersection(s)
+                ]
     return [s if s.endswith(".") else s + "." for s in dict.fromkeys(found)]
 
 
 def base_documents(count: int) -> list[BaseDocument]:
     rng = random.Random(SEED)
-    adjectives = ("amber", "basalt", "cobalt", "dune", "ember", "fjord", "granite", "harbor",
-                  "indigo", "juniper", "kelp", "lichen", "marble", "nickel", "onyx", "pewter")
-    nouns = ("relay", "valve", "ledger", "beacon", "spindle", "lattice", "turbine", "gasket",
-             "prism", "sluice", "capstan", "damper", "gimbal", "hopper", "trellis", "winch")
+    adjectives = (
+        "amber",
+        "basalt",
+        "cobalt",
+        "dune",
+        "ember",
+        "fjord",
+        "granite",
+        "harbor",
+        "indigo",
+        "juniper",
+        "kelp",
+        "lichen",
+        "marble",
+        "nickel",
+        "onyx",
+        "pewter",
+    )
+    nouns = (
+        "relay",
+        "valve",
+        "ledger",
+        "beacon",
+        "spindle",
+        "lattice",
+        "turbine",
+        "gasket",
+        "prism",
+        "sluice",
+        "capstan",
+        "damper",
+        "gimbal",
+        "hopper",
+        "trellis",
+        "winch",
+    )
     docs = []
     for n in range(count):
         title = f"{rng.choice(adjectives).title()} {rng.choice(nouns)} {n:05d}"
@@ -290,8 +325,11 @@ async def client_loop(
             elif kind == "upload":
                 client.uploads += 1
                 marker = f"mk{run_id}c{client.number:02d}n{client.uploads:04d}"
-                upload = Upload(marker, f"uploads/{marker}.md",
-                                upload_source(marker, rng.choice(docs), pool, rng))
+                upload = Upload(
+                    marker,
+                    f"uploads/{marker}.md",
+                    upload_source(marker, rng.choice(docs), pool, rng),
+                )
                 response = await http.post(
                     "/v1/documents", data={"scope": SCOPE, "path": upload.path},
                     files={"file": (f"{marker}.md", upload.source.encode(), "text/markdown")},
@@ -380,7 +418,7 @@ async def check_upload(http: httpx.AsyncClient, upload: Upload) -> str | None:
     texts = [p["text"] for p in paragraphs]
     if texts != expected_paragraphs(upload):
         return f"{upload.marker}: {len(texts)} paragraphs differ from the text sent"
-    if any(upload.source[p["startOffset"]:p["endOffset"]] != p["text"] for p in paragraphs):
+    if any(upload.source[p["startOffset"] : p["endOffset"]] != p["text"] for p in paragraphs):
         return f"{upload.marker}: offsets do not index the text sent"
     found = await http.get("/v1/knowledge-points",
                            params={"q": upload.marker, "scope": SCOPE, "limit": 5})  # fmt: skip
@@ -559,8 +597,10 @@ def report(args: argparse.Namespace, figures: dict[str, Any], documents: int,
     transport = sum(c["transport"] for c in results.statuses.values())
     unexpected = sum(n for kind, c in results.statuses.items() for s, n in c.items()
                      if s != str(SUCCESS[kind]) and s[0] == "4")  # fmt: skip
-    print(f"\n{args.clients} clients, {elapsed:.0f} s, mean think time {args.think_s} s, mix "
-          f"{','.join(ROUTES)} {args.mix}; {documents} base documents in scope {SCOPE}")
+    print(
+        f"\n{args.clients} clients, {elapsed:.0f} s, mean think time {args.think_s} s, mix "
+        f"{','.join(ROUTES)} {args.mix}; {documents} base documents in scope {SCOPE}"
+    )
     for sample in results.error_samples:
         print(f"  error: {sample}")
     for problem in verdict.uploads_failed[:ERROR_SAMPLES] + verdict.deletes_failed[:ERROR_SAMPLES]:

@@ -63,10 +63,20 @@ BENCH_RATE_LIMIT = 1_000_000  # requests per window for the one bench key
 # once, so the service's vector cache never holds the question beforehand: the figures are those
 # of new questions about a known knowledge base (its paragraphs' sentences may be cached).
 PHRASINGS = (
-    "what is {}?", "define {}", "explain {}", "tell me about {}", "describe {}",
-    "what does {} mean?", "give an overview of {}", "what should I know about {}?",
-    "summarize {}", "what is meant by {}?", "can you explain {}?", "{}: what is it?",
-    "what are the key facts about {}?", "briefly, what is {}?",
+    "what is {}?",
+    "define {}",
+    "explain {}",
+    "tell me about {}",
+    "describe {}",
+    "what does {} mean?",
+    "give an overview of {}",
+    "what should I know about {}?",
+    "summarize {}",
+    "what is meant by {}?",
+    "can you explain {}?",
+    "{}: what is it?",
+    "what are the key facts about {}?",
+    "briefly, what is {}?",
 )
 
 
@@ -336,10 +346,14 @@ def report(args: argparse.Namespace, figures: dict[str, object], peak_rss_mib: f
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print(f"| target: errors | {errors} | | | | | {'met' if errors == 0 else 'NOT met'} |")
-    print(f"| target: /v1/query p95 under load / unloaded p50 <= {P95_TARGET_RATIO:.0f} "
-          f"| {ratio:.2f} | | | | | {'met' if ratio <= P95_TARGET_RATIO else 'NOT met'} |")
-    print(f"| target: service peak RSS <= {RSS_TARGET_MIB} MiB | {peak_rss_mib:.0f} MiB "
-          f"| | | | | {'met' if peak_rss_mib <= RSS_TARGET_MIB else 'NOT met'} |")
+    print(
+        f"| target: /v1/query p95 under load / unloaded p50 <= {P95_TARGET_RATIO:.0f} "
+        f"| {ratio:.2f} | | | | | {'met' if ratio <= P95_TARGET_RATIO else 'NOT met'} |"
+    )
+    print(
+        f"| target: service peak RSS <= {RSS_TARGET_MIB} MiB | {peak_rss_mib:.0f} MiB "
+        f"| | | | | {'met' if peak_rss_mib <= RSS_TARGET_MIB else 'NOT met'} |"
+    )
     sys.stdout.flush()
 
 

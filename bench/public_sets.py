@@ -62,9 +62,9 @@ from service.evaluation import (
 from service.evaluation.report import format_report, write_outcomes
 from service.evaluation.run import Ask
 from service.evaluation.scoring import token_f1
-from service.pipeline.runner import answer_question
-from service.pipeline.spans import split_sentences
+from service.question.runner import answer_question
 from service.settings import Settings, project_root
+from service.text.spans import split_sentences
 
 OUT = project_root() / "bench" / "out"
 KB = OUT / "public-kb"
@@ -305,8 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             written = write_scope(public) if public.files else 0
             if public.files and not args.skip_ingest:
                 started = time.perf_counter()
-                done = ingest(graph, embedder, KB / public.scope,
-                              IngestOptions(scope=public.scope, prune=True), settings.ingest)
+                done = ingest(
+                    graph,
+                    embedder,
+                    KB / public.scope,
+                    IngestOptions(scope=public.scope, prune=True),
+                    settings.ingest,
+                )
                 print(f"{public.scope}: {len(public.files)} files ({written} written), "
                       f"{len(done.added)} added, {len(done.updated)} updated, "
                       f"{len(done.removed)} removed in {time.perf_counter() - started:.0f} s",

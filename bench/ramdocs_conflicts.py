@@ -62,10 +62,10 @@ from service.db import graph_session
 from service.db.graph import Graph
 from service.pipeline.augment import document_rows, passage_of
 from service.pipeline.conflicts import ConflictSettings, scan_conflicts, select_conflicts
-from service.pipeline.facts import DocumentProfile, document_profiles
 from service.pipeline.plan import plan_query
-from service.pipeline.runner import answer_question
+from service.question.runner import answer_question
 from service.settings import Settings, project_root
+from service.text.facts import DocumentProfile, document_profiles
 
 OUT = project_root() / "bench" / "out"
 KB = OUT / "ramdocs-kb"

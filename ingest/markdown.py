@@ -247,7 +247,7 @@ _WORDS = re.compile(r"\S+")
 def _passages(source: str, start: int, end: int, limit: int) -> Iterator[tuple[int, int]]:
     """Cut source[start:end] between sentences into runs of at most `limit` words (a longer
     sentence stays whole); offsets stay exact, so citations into a passage are unchanged."""
-    from service.pipeline.spans import split_sentences  # the one sentence splitter
+    from service.text.spans import split_sentences  # the one sentence splitter
 
     text = source[start:end]
     if len(_WORDS.findall(text)) <= limit:

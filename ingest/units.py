@@ -25,10 +25,10 @@ from ingest.front_matter import FrontMatter, FrontMatterError, parse_front_matte
 from ingest.markdown import Block, MarkdownDocument, parse_markdown
 from ingest.mermaid import parse_mermaid_edges
 from ingest.problems import Problem
-from ingest.relation_labels import compact_key, relation_for_label, slug
-from service.pipeline.analysis import ANALYSIS_VERSION
-from service.pipeline.lexical import analyze, field_text
 from service.scope import scope_key
+from service.text.analysis import ANALYSIS_VERSION
+from service.text.relation_labels import compact_key, relation_for_label, slug
+from service.text.tokens import analyze, field_text
 
 __all__ = [
     "PARSER_VERSION",
@@ -118,9 +118,7 @@ def read_source(
     scope: str, path: str, source: str, *, max_block_chars: int, passage_words: int = 0
 ) -> ParsedSource | Problem:
     """Parse one file; a Problem (severity error) when it cannot be ingested at all."""
-    markdown = parse_markdown(
-        source, max_block_chars=max_block_chars, passage_words=passage_words
-    )
+    markdown = parse_markdown(source, max_block_chars=max_block_chars, passage_words=passage_words)
     if markdown.front_matter_error:
         return Problem(path, markdown.front_matter_line, "error", markdown.front_matter_error)
     front = FrontMatter()

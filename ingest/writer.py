@@ -12,8 +12,8 @@ from neo4j import ManagedTransaction
 from ingest.units import DocumentUnit
 from service.db.graph import Graph, WriteCounters
 from service.graph_model import RELATION_TYPES
-from service.pipeline.facts import paragraph_analysis
 from service.scope import scope_key
+from service.text.facts import paragraph_analysis
 
 __all__ = ["delete_document", "prune_knowledge_points", "write_unit"]
 

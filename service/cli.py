@@ -21,8 +21,8 @@ from service.db.schema import SchemaError
 from service.db.selection import local_server
 from service.evaluation import EvalFileError, EvalRequestError
 from service.evaluation.run import Ask
-from service.pipeline.runner import QuestionError
 from service.probes.cases import ProbeFileError
+from service.question.runner import QuestionError
 from service.settings import Settings, SettingsError
 
 __all__ = ["main"]
@@ -191,8 +191,8 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any], Any]:
     from ingest.embeddings import SentenceTransformerEmbedder
-    from service.pipeline.runner import answer_question
-    from service.pipeline.scope_choice import answer_best_scope, scopes_to_search
+    from service.question.runner import answer_question
+    from service.question.scope_choice import answer_best_scope, scopes_to_search
 
     embedder = (
         SentenceTransformerEmbedder(settings.embedding.for_queries())
@@ -281,8 +281,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 def _in_process_asker(settings: Settings) -> Iterator[Ask]:
     """The answer path of `kgs ask`, with one model and one driver for every question."""
     from ingest.embeddings import SentenceTransformerEmbedder
-    from service.pipeline.runner import answer_question
-    from service.pipeline.scope_choice import answer_best_scope, scopes_to_search
+    from service.question.runner import answer_question
+    from service.question.scope_choice import answer_best_scope, scopes_to_search
 
     embedder = (
         SentenceTransformerEmbedder(settings.embedding.for_queries())

@@ -26,12 +26,13 @@ from typing import Literal
 
 import msgspec
 
-from ingest.relation_labels import compact_key
 from service.answer.sentences import EvidenceSentence, is_artifact, public_text
 from service.pipeline.budgets import AnswerSettings
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.text import tokens
+from service.text.relation_labels import compact_key
 
 __all__ = ["Draft", "DraftSentence", "Profile", "compose_answer", "profile_of", "select"]
 
@@ -200,8 +201,8 @@ def select(
             words = _operand_words(plan, index)
             side = [
                 s for s in allowed if s.role == "direct_support"
-                and (s.knowledge_point_id in points or (words and words <= _words(s.text)))
-            ] or [s for s in allowed if words and words <= _words(s.text)]  # fmt: skip
+                and (s.knowledge_point_id in points or (words and words <= _word_set(s.text)))
+            ] or [s for s in allowed if words and words <= _word_set(s.text)]  # fmt: skip
             # What the side is, then (when the evidence has one) a concrete value of it.
             take(f"operand_{index}", side, 1)
             take(f"operand_{index}", [s for s in side if _VALUE.search(s.text)] or side, 1)
@@ -387,7 +388,7 @@ def _coverage(sentence: EvidenceSentence, plan: QueryPlan) -> float:
     if not plan.terms:
         return 1.0
     text = compact_key(sentence.text)
-    words = _words(sentence.text)
+    words = _word_set(sentence.text)
     return sum(
         1 for t in plan.terms
         if t in words or (len(t) > 4 and t[:-1] in text) or compact_key(t) in text
@@ -398,7 +399,7 @@ def _score(sentence: EvidenceSentence, plan: QueryPlan) -> float:
     if not plan.terms:
         return _ROLE_WEIGHT.get(sentence.role, 0.1)
     text = compact_key(sentence.text)
-    words = _words(sentence.text)
+    words = _word_set(sentence.text)
     hits = sum(
         1 for t in plan.terms
         if t in words or (len(t) > 4 and t[:-1] in text) or compact_key(t) in text
@@ -419,8 +420,8 @@ def _mostly_cjk(text: str) -> bool:
     return cjk > 0.3 * len(text)
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.lower()))
+def _word_set(text: str) -> set[str]:
+    return set(tokens.words(text))
 
 
 def _operand_words(plan: QueryPlan, index: int) -> set[str]:

@@ -24,7 +24,6 @@ from typing import Literal
 
 import msgspec
 
-from ingest.relation_labels import compact_key
 from service.answer.claims import map_claims
 from service.answer.composer import Draft, DraftSentence, _as_draft, select
 from service.answer.injection import Finding, InjectionScan, scan_texts, screen_sentence
@@ -34,6 +33,7 @@ from service.pipeline.budgets import AnswerSettings
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.text.relation_labels import compact_key
 
 __all__ = ["GateResult", "ReleaseDecision", "ReleaseReview", "release", "review_release"]
 

@@ -19,7 +19,7 @@ import msgspec
 
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
-from service.pipeline.spans import citation_id, split_sentences
+from service.text.spans import citation_id, split_sentences
 
 __all__ = [
     "EvidenceSentence",

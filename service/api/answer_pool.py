@@ -33,12 +33,13 @@ import msgspec
 from service.api.context import TracedGraph, trace_id_var
 from service.api.errors import neo4j_error_kind, problem, problem_for
 from service.api.metrics import count_neo4j_error
+from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelAddress, ModelClient
 from service.db.graph import Graph
 from service.db.selection import Connection
 from service.pipeline.plan import Depth
-from service.pipeline.runner import QueryEmbedder, answer_question
-from service.pipeline.scope_choice import answer_best_scope
+from service.question.runner import QueryEmbedder, answer_question
+from service.question.scope_choice import answer_best_scope
 from service.settings import Settings
 
 __all__ = ["AnswerJob", "AnswerPool", "answer_job"]
@@ -204,7 +205,6 @@ def _open_worker(
     settings: Settings, connection: Connection, model: ModelAddress | None
 ) -> tuple[Graph, ModelClient | None]:
     from service.api.logs import configure_json_logging
-    from service.api.state import freeze_startup_objects, service_graph
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the service stops us
     configure_json_logging()

@@ -28,7 +28,7 @@ from ingest.embeddings import EmbeddingError
 from ingest.pipeline import InvalidScope
 from service.api.context import current_trace_id
 from service.api.metrics import count_neo4j_error
-from service.pipeline.runner import QuestionError
+from service.question.runner import QuestionError
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",

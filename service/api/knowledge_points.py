@@ -13,12 +13,12 @@ import msgspec
 from litestar import Controller, get
 from litestar.params import Parameter
 
-from ingest.relation_labels import compact_key
 from service.api.auth import Grant
 from service.api.errors import bad_request, not_found, problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.scope import scope_key
+from service.text.relation_labels import compact_key
 
 __all__ = ["KnowledgePointController", "name_lucene"]
 

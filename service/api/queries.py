@@ -1,7 +1,7 @@
 """POST /v1/query: one question, the answer response of docs/api.md (trace omittable).
 
 A question that names no scope searches the scopes the key may read (every scope in development
-mode) and is answered from the one whose evidence is best (service/pipeline/scope_choice.py)."""
+mode) and is answered from the one whose evidence is best (service/question/scope_choice.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.api.trace_store import StoredTrace
 from service.db.graph import CypherCall
-from service.pipeline.scope_choice import scopes_to_search
+from service.question.scope_choice import scopes_to_search
 
 __all__ = [
     "Citation",

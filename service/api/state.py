@@ -4,28 +4,26 @@ them; handlers receive them as the `resources` dependency."""
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import anyio
 from litestar import Litestar
-from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
 
 from ingest.embeddings import Embedder, EmbeddingError, SentenceTransformerEmbedder
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
+from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
-from service.db.cypher_registry import CypherRegistry
 from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
 from service.settings import Settings
 
-__all__ = ["AppResources", "freeze_startup_objects", "lifespan", "service_graph"]
+__all__ = ["AppResources", "lifespan"]
 
 log = logging.getLogger("kgs.api")
 
@@ -146,35 +144,6 @@ class AppResources:
 
 class DriverErrorNotOpen(DriverError):
     """No driver at all (start-up could not provision Neo4j): answered 503 like an outage."""
-
-
-def service_graph(settings: Settings, connection: Connection) -> Graph:
-    """A Graph on its own driver with the service's pool, timeouts and retry bound (the service
-    process and each answer worker open one)."""
-    n, api = settings.neo4j, settings.api
-    driver = GraphDatabase.driver(
-        connection.uri,
-        auth=(connection.user, connection.password),
-        connection_timeout=n.connection_timeout_s,
-        connection_acquisition_timeout=n.connection_timeout_s,
-        max_connection_pool_size=n.max_pool_size,
-        max_transaction_retry_time=api.neo4j_retry_s,
-        notifications_min_severity="OFF",
-    )
-    return Graph(
-        driver, CypherRegistry.load(settings.cypher_dir),
-        database=connection.database, query_timeout_s=n.query_timeout_s,
-        read_retry_s=api.neo4j_retry_s,
-    )  # fmt: skip
-
-
-def freeze_startup_objects() -> None:
-    """Leave everything allocated so far out of garbage collection for good. Startup leaves
-    about 480k objects (modules, the model's library), which each full collection scanned:
-    pauses of 120-265 ms every 20 answers or so, stalling every thread of the process (measured
-    in one process answering the shipped knowledge base). Long-lived by design, so nothing is
-    lost; what answers allocate later is collected as before."""
-    gc.freeze()
 
 
 def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:

@@ -41,11 +41,11 @@ from service.pipeline.conflicts import (
     select_conflicts,
 )
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
-from service.pipeline.facts import Fact, Passage
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
-from service.pipeline.spans import best_span, citation_id, term_keys
+from service.text.facts import Fact, Passage
+from service.text.spans import best_span, citation_id, term_keys
 
 __all__ = [
     "Augmentation", "augment_documents", "document_rows", "fragment_id", "paragraph_citation",

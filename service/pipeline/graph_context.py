@@ -15,12 +15,12 @@ from typing import Any
 import msgspec
 from neo4j.exceptions import DriverError, Neo4jError
 
-from ingest.relation_labels import compact_key
 from service.db.graph import Graph
 from service.pipeline.background import read_in_background
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import Intent, QueryPlan
 from service.pipeline.retrieval import Retrieval
+from service.text.relation_labels import compact_key
 
 __all__ = [
     "INTENT_RELATIONS",

@@ -22,13 +22,13 @@ from typing import Any
 import msgspec
 from neo4j.exceptions import ClientError
 
-from ingest.relation_labels import compact_key
 from service.db.graph import Graph
 from service.pipeline.budgets import PipelineSettings
 from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.plan import QueryPlan
-from service.pipeline.spans import best_span, citation_id, relevant_segments
 from service.scope import scope_fulltext_index, scope_key, scope_vector_index
+from service.text.relation_labels import compact_key
+from service.text.spans import best_span, citation_id, relevant_segments
 
 __all__ = [
     "Hit",
@@ -442,7 +442,9 @@ def retrieve_spans(
         documents=documents,
         ranked=tuple(
             RankedDocument(
-                document_id=d, path=paths[d]["path"], title=paths[d]["title"] or "",
+                document_id=d,
+                path=paths[d]["path"],
+                title=paths[d]["title"] or "",
                 score=round(score, 6),
             )
             for d, score in listed

@@ -14,7 +14,6 @@ from typing import Any
 from ingest.embeddings import Embedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db.graph import Graph
-from service.pipeline.runner import answer_question
 from service.probes.cases import ProbeCase, load_cases
 from service.probes.checks import (
     check_case,
@@ -23,6 +22,7 @@ from service.probes.checks import (
     paraphrase_summary_line,
     summary_line,
 )
+from service.question.runner import answer_question
 from service.settings import Settings
 
 __all__ = ["run_probes"]

@@ -24,7 +24,7 @@ from ingest.markdown import parse_markdown
 from ingest.pipeline import IngestOptions, InvalidScope, ingest
 from service.db import Graph
 from service.graph_model import RELATION_TYPES
-from service.pipeline.runner import QuestionError, answer_question
+from service.question.runner import QuestionError, answer_question
 from service.settings import Settings, project_root
 from tests.integration.conftest import delete_scope
 

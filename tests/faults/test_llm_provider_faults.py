@@ -25,7 +25,7 @@ from service.answer.llm import ChatClient
 from service.api import create_app
 from service.api.state import AppResources
 from service.db import Graph
-from service.pipeline.runner import default_llm
+from service.question.runner import default_llm
 from service.settings import ApiSettings, Settings, project_root
 from tests.fake_llm import FakeLlm, Reply, fake_llm, verdict
 from tests.integration.conftest import delete_scope

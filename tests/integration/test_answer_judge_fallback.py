@@ -12,7 +12,7 @@ from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.answer.llm import ChatClient
 from service.db import Graph
-from service.pipeline.runner import answer_question
+from service.question.runner import answer_question
 from service.settings import LlmSettings, Settings, project_root
 from tests.fake_llm import Reply, fake_llm
 from tests.integration.conftest import delete_scope

@@ -20,7 +20,7 @@ from service.api import create_app
 from service.api.state import AppResources
 from service.db import Graph
 from service.db.selection import Connection
-from service.pipeline.runner import answer_question
+from service.question.runner import answer_question
 from service.settings import Settings
 from tests.integration.conftest import delete_scope
 from tests.integration.test_api_flows import BASALT, GRANITE, OBSIDIAN

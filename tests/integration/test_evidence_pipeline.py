@@ -13,8 +13,8 @@ from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
 from service.pipeline.explain import render_explain
-from service.pipeline.runner import QuestionError, answer_question
 from service.probes.runner import run_probes
+from service.question.runner import QuestionError, answer_question
 from service.settings import Settings, project_root
 from tests.integration.conftest import delete_scope
 

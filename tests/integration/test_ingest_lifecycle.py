@@ -15,10 +15,10 @@ from ingest import units
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
-from service.pipeline.analysis import decode_analysis
 from service.pipeline.augment import document_rows, passage_of
-from service.pipeline.facts import paragraph_analysis
 from service.settings import EmbeddingSettings, Settings
+from service.text.analysis import decode_analysis
+from service.text.facts import paragraph_analysis
 from tests.integration.conftest import delete_scope
 
 ALPHA = """---

@@ -1,4 +1,4 @@
-"""Questions without a scope (service/pipeline/scope_choice.py) against the real Neo4j: the key's
+"""Questions without a scope (service/question/scope_choice.py) against the real Neo4j: the key's
 scopes are searched and the best one answers, every citation names its scope, a key never sees a
 scope outside its own, too many scopes is a 400, development mode and `kgs ask` search them all.
 With more readable scopes than the retrieval candidates, one statement pre-ranks them (vector,
@@ -23,7 +23,7 @@ from service.api.auth import hash_key
 from service.api.state import AppResources
 from service.db import Graph
 from service.pipeline.budgets import PipelineSettings
-from service.pipeline.scope_choice import answer_best_scope
+from service.question.scope_choice import answer_best_scope
 from service.settings import ApiKey, ApiSettings, Settings
 from tests.integration.conftest import delete_scope
 

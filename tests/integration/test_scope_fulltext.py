@@ -19,7 +19,7 @@ from service.pipeline.budgets import PipelineSettings
 from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import lucene_clauses, lucene_query, retrieve_spans
-from service.pipeline.runner import answer_question
+from service.question.runner import answer_question
 from service.scope import scope_fulltext_index
 from service.settings import IngestSettings
 from tests.integration.conftest import delete_scope

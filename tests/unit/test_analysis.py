@@ -9,7 +9,8 @@ import msgspec
 import pytest
 
 from ingest.markdown import parse_markdown
-from service.pipeline.analysis import (
+from service.pipeline.conflicts import scan_conflicts
+from service.text.analysis import (
     ANALYSIS_VERSION,
     StoredFact,
     TextAnalysis,
@@ -17,8 +18,7 @@ from service.pipeline.analysis import (
     encode_analysis,
     pack_offsets,
 )
-from service.pipeline.conflicts import scan_conflicts
-from service.pipeline.facts import (
+from service.text.facts import (
     FactSettings,
     ParagraphTokens,
     Passage,
@@ -29,7 +29,7 @@ from service.pipeline.facts import (
     forget_facts,
     paragraph_analysis,
 )
-from service.pipeline.spans import forget_sentences
+from service.text.spans import forget_sentences
 
 _KB = Path(__file__).resolve().parents[2] / "knowledge_base"
 # Conflicting, qualified and edited statements beside the shipped knowledge base's prose.

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ingest.batching import CallBatcher
-from service.pipeline.runner import embed_in_chunks
+from service.question.runner import embed_in_chunks
 
 
 class _Model:

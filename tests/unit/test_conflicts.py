@@ -19,8 +19,8 @@ from service.pipeline.conflicts import (
     word_edits,
 )
 from service.pipeline.context_pack import build_context_pack
-from service.pipeline.facts import FactSettings, Passage, document_profiles, extract_facts
-from service.pipeline.spans import citation_id
+from service.text.facts import FactSettings, Passage, document_profiles, extract_facts
+from service.text.spans import citation_id
 
 FILLER = "Editorial notes follow the house style and carry no figures at all."
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.pipeline.facts import (
+from service.text.facts import (
     Passage,
     document_profiles,
     extract_facts,

@@ -2,7 +2,7 @@ import pytest
 
 from ingest.front_matter import FrontMatterError, parse_front_matter
 from ingest.mermaid import parse_mermaid_edges
-from ingest.relation_labels import compact_key, relation_for_label
+from service.text.relation_labels import compact_key, relation_for_label
 
 
 def test_front_matter_fields_dates_and_relation_lines() -> None:

@@ -12,11 +12,10 @@ from service.pipeline.lexical import (
     BM25_K1,
     FieldStats,
     LexicalRow,
-    analyze,
     bm25_scores,
-    field_text,
     query_clauses,
 )
+from service.text.tokens import analyze, field_text
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ full-text pre-ranking's Lucene query and the two settings."""
 
 import pytest
 
-from service.pipeline.scope_choice import (
+from service.question.scope_choice import (
     LUCENE_SCOPE_KEY_CLAUSES,
     ScopeScore,
     fulltext_pre_rank_query,

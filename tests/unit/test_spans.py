@@ -3,7 +3,7 @@ import hashlib
 import pytest
 
 from service.pipeline.plan import key_terms
-from service.pipeline.spans import (
+from service.text.spans import (
     Segment,
     Sentence,
     best_span,

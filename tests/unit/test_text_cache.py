@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from service.pipeline import analysis, facts, spans, text_cache
 from service.settings import SettingsError
+from service.text import analysis, spans, text_cache
+from service.text.facts import extraction, words
 
 _SIZES = [("KGS_TEXT_CACHE_PARAGRAPHS", 8192), ("KGS_ANALYSIS_CACHE_PARAGRAPHS", 8192)]
 
 
 def test_every_paragraph_text_cache_has_the_configured_size() -> None:
-    caches = [spans._sentences, facts._cached_passage_facts, facts._text_tokens,
-              facts._text_anchors]  # fmt: skip
+    caches = [spans._sentences, extraction._cached_passage_facts, words._text_tokens,
+              words._text_anchors]  # fmt: skip
     assert {c.cache_info().maxsize for c in caches} == {text_cache.TEXT_CACHE_PARAGRAPHS}
     maxsize = analysis.decode_analysis.cache_info().maxsize
     assert maxsize == text_cache.ANALYSIS_CACHE_PARAGRAPHS

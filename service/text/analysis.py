@@ -27,7 +27,7 @@ from typing import Literal
 
 import msgspec
 
-from service.pipeline.text_cache import ANALYSIS_CACHE_PARAGRAPHS
+from service.text.text_cache import ANALYSIS_CACHE_PARAGRAPHS
 
 __all__ = [
     "ANALYSIS_VERSION",
@@ -63,7 +63,7 @@ FactKind = Literal[
 # (dimension, value) pairs, sorted; empty = the default (current, unconditioned) scope.
 Scope = tuple[tuple[str, str], ...]
 
-_PRODUCERS = ("facts.py", "spans.py")
+_PRODUCERS = ("facts/*.py", "spans.py", "tokens.py")
 
 
 class StoredFact(msgspec.Struct, frozen=True, array_like=True):
@@ -97,8 +97,10 @@ class TextAnalysis(msgspec.Struct, frozen=True, array_like=True):
 
 def _version() -> str:
     digest = hashlib.sha256(msgspec.json.encode(msgspec.json.schema(TextAnalysis)))
-    for name in _PRODUCERS:
-        digest.update(Path(__file__).with_name(name).read_bytes())
+    here = Path(__file__).parent
+    for pattern in _PRODUCERS:
+        for path in sorted(here.glob(pattern)):
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import msgspec
 
-from service.pipeline.text_cache import TEXT_CACHE_PARAGRAPHS
+from service.text.text_cache import TEXT_CACHE_PARAGRAPHS
 
 __all__ = [
     "Segment",

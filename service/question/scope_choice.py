@@ -50,13 +50,12 @@ from typing import Any
 
 import msgspec
 
-from ingest.relation_labels import compact_key
 from service.answer.judge import ChatCompleter
 from service.db.graph import Graph
 from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Retrieval, lucene_query, retrieve_spans
-from service.pipeline.runner import (
+from service.question.runner import (
     QueryEmbedder,
     QuestionError,
     Retrieved,
@@ -66,6 +65,7 @@ from service.pipeline.runner import (
 )
 from service.scope import scope_key
 from service.settings import ApiSettings
+from service.text.relation_labels import compact_key
 
 DEFAULT_SCOPE_CANDIDATES = ApiSettings().question_scope_candidates
 

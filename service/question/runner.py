@@ -10,7 +10,6 @@ parameters, time, rows), so the whole neighbour selection can be replayed in Neo
 from __future__ import annotations
 
 import functools
-import hashlib
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -18,9 +17,8 @@ from typing import Any, Protocol
 
 import msgspec
 
-from ingest.relation_labels import compact_key
 from service.answer.claims import map_claims, verify_quotes
-from service.answer.composer import Draft, DraftSentence, caveats, compose_answer, profile_of
+from service.answer.composer import Draft, caveats, compose_answer, profile_of
 from service.answer.failures import classify_failures
 from service.answer.judge import ChatCompleter, JudgeOutcome, apply_verdict, judge
 from service.answer.llm import client_from_settings
@@ -31,7 +29,7 @@ from service.answer.recovery import (
     should_recover,
 )
 from service.answer.release import release
-from service.answer.sentences import EvidenceSentence, evidence_sentences
+from service.answer.sentences import evidence_sentences
 from service.answer.sufficiency import (
     DocumentValidity,
     EvidenceSupport,
@@ -52,8 +50,10 @@ from service.pipeline.context_pack import (
 from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Hit, Retrieval, retrieve_spans
-from service.pipeline.spans import split_sentences
+from service.question import trace
 from service.settings import Settings
+from service.text.relation_labels import compact_key
+from service.text.spans import split_sentences
 
 __all__ = [
     "QueryEmbedder",
@@ -261,7 +261,9 @@ def answer_question(
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
     answer = (
-        _abstention(plan, review, scope, retrieval, bool(pool)) if abstaining else _render(draft)
+        _abstention(plan, review, scope, retrieval, bool(pool))
+        if abstaining
+        else trace.render(draft)
     )
     status = _status(review, abstaining)
     texts = {f.id: f.text for f in pack.fragments}
@@ -274,27 +276,27 @@ def answer_question(
     )  # fmt: skip
     lap("answer")
 
-    citations = _citations(draft.sentences, plan.scope) if not abstaining else []
+    citations = trace.citations(draft.sentences, plan.scope) if not abstaining else []
     return {
         "answer": answer,
         "status": status,
         "assistantBlocks": [{"type": "answer", "text": answer}],
-        "knowledgePoints": _knowledge_points(retrieval, context),
+        "knowledgePoints": trace.knowledge_points(retrieval, context),
         "citations": citations,
         "structuredAnswer": {"directAnswer": answer, "profile": draft.profile},
         "trace": {
-            "traceId": _trace_id(plan.query, scope, pack.replay_id),
-            "plan": _camel(plan),
+            "traceId": trace.trace_id(plan.query, scope, pack.replay_id),
+            "plan": trace.camel(plan),
             "timingsMs": timings,
-            "retrieval": _retrieval_trace(retrieval),
-            "graphContext": _graph_trace(context),
-            "ragContextPack": _pack_trace(pack, final.augmentation.documents_read),
-            "ragSufficiencyReview": _review_trace(review, outcome),
+            "retrieval": trace.retrieval_trace(retrieval),
+            "graphContext": trace.graph_trace(context),
+            "ragContextPack": trace.pack_trace(pack, final.augmentation.documents_read),
+            "ragSufficiencyReview": trace.review_trace(review, outcome),
             "ragRecovery": recovery,
-            "ragFailureClassifications": [_camel(f) for f in failures],
-            "answerReleaseReview": _camel(release_review),
-            "answerClaimCitations": [_camel(c) for c in claims],
-            "cypher": [_camel(call) for call in run.calls],
+            "ragFailureClassifications": [trace.camel(f) for f in failures],
+            "answerReleaseReview": trace.camel(release_review),
+            "answerClaimCitations": [trace.camel(c) for c in claims],
+            "cypher": [trace.camel(call) for call in run.calls],
         },
     }
 
@@ -421,134 +423,3 @@ def _abstention(
     if not quoted or review.status != "insufficient":
         return f"{lead}: no sentence of the evidence found could be quoted as an answer."
     return f"{lead}: the sources found do not support an answer."
-
-
-def _render(draft: Draft) -> str:
-    return " ".join(s.text for s in draft.sentences)
-
-
-def _citations(sentences: Sequence[DraftSentence], scope: str) -> list[dict[str, Any]]:
-    seen: set[str] = set()
-    out = []
-    for sentence in sentences:
-        for e in sentence.evidence:
-            if e.citation_id in seen:
-                continue
-            seen.add(e.citation_id)
-            out.append(_citation(e, scope))
-    return out
-
-
-def _review_trace(review: SufficiencyReview, outcome: JudgeOutcome | None) -> dict[str, Any]:
-    data: dict[str, Any] = _camel(review)
-    data["gates"] = [_camel(g) for g in review.gates]
-    data["judge"] = None if outcome is None else _camel(outcome)
-    return data
-
-
-def _citation(evidence: EvidenceSentence, scope: str) -> dict[str, Any]:
-    return {
-        "citationId": evidence.citation_id,
-        "scope": scope,  # a question without a scope may be answered from any readable one
-        "fragmentId": evidence.fragment_id,
-        "role": evidence.role,
-        "documentId": evidence.document_id,
-        "path": evidence.path,
-        "headingPath": list(evidence.heading_path),
-        "startOffset": evidence.start,
-        "endOffset": evidence.end,
-        "startLine": evidence.line,
-        "endLine": evidence.end_line,
-        "quote": evidence.quote,
-    }
-
-
-def _knowledge_points(retrieval: Retrieval, context: GraphContext) -> list[dict[str, Any]]:
-    points: dict[str, dict[str, Any]] = {}
-    for name in retrieval.names:
-        points[name.id] = {"id": name.id, "title": name.title, "role": "named", "path": name.path}
-    if context.anchor_id and context.anchor_id not in points:
-        points[context.anchor_id] = {"id": context.anchor_id, "title": context.anchor_title,
-                                     "role": "anchor", "path": None}  # fmt: skip
-    for hit in retrieval.hits:
-        for kp in hit.knowledge_point_ids:
-            points.setdefault(kp, {"id": kp, "title": hit.title, "role": "hit", "path": hit.path})
-    return list(points.values())
-
-
-def _retrieval_trace(retrieval: Retrieval) -> dict[str, Any]:
-    return {
-        "lucene": retrieval.lucene,
-        "vectorMode": retrieval.vector_mode,
-        "names": [_camel(n) for n in retrieval.names],
-        "hits": [
-            {
-                "documentId": h.document_id,
-                "path": h.path,
-                "paragraphId": h.paragraph_id,
-                "score": h.score,
-                "ranks": h.ranks,
-                "headingPath": list(h.heading_path),
-                "span": {"startOffset": h.span_start, "endOffset": h.span_end, "text": h.span_text},
-                "citationId": h.citation_id,
-            }
-            for h in retrieval.hits
-        ],
-        "segments": [_camel(s) for s in retrieval.segments],
-        "documents": [_camel(d) for d in retrieval.ranked],
-    }
-
-
-def _graph_trace(context: GraphContext) -> dict[str, Any]:
-    return {
-        "available": context.available,
-        "error": context.error,
-        "anchor": {
-            "id": context.anchor_id,
-            "title": context.anchor_title,
-            "reason": context.anchor_reason,
-        },
-        "degreeProfile": context.degree,
-        "predecessors": [_camel(n) for n in context.predecessors],
-        "successors": [_camel(n) for n in context.successors],
-        "diagnostics": _camel(context.diagnostics) if context.diagnostics else None,
-        "paths": list(context.paths),
-    }
-
-
-def _pack_trace(pack: RagContextPack, documents_read: Sequence[str]) -> dict[str, Any]:
-    return {
-        "replayId": pack.replay_id,
-        "budget": {
-            "profile": pack.budget.profile,
-            "fragments": pack.budget.fragments,
-            "fragmentChars": pack.budget.fragment_chars,
-            "totalChars": pack.budget.total_chars,
-        },
-        "totalChars": pack.total_chars,
-        "sourceBoundary": pack.source_boundary,
-        "documentsRead": list(documents_read),
-        "fragments": [
-            {**_camel(f), "chars": f.chars, "tokensEstimate": f.tokens_estimate}
-            for f in pack.fragments
-        ],
-        "sourceDecisions": [_camel(d) for d in pack.decisions],
-    }
-
-
-def _camel(value: Any) -> Any:
-    """A Struct as a camelCase JSON-ready dict."""
-    data = msgspec.to_builtins(value)
-    if isinstance(data, dict):
-        return {_camel_key(k): v for k, v in data.items()}
-    return data
-
-
-def _camel_key(key: str) -> str:
-    head, *rest = key.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def _trace_id(query: str, scope: str, replay: str) -> str:
-    digest = hashlib.sha256(f"{scope}\0{query}\0{replay}\0{time.time_ns()}".encode())
-    return "t_" + digest.hexdigest()[:16]

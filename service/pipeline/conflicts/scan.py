@@ -1,67 +1,23 @@
-"""Contradictions between comparable facts of the complete selected documents.
-
-Pure and deterministic. `scan_conflicts` extracts the facts of every passage (facts.py) and
-reports a Conflict for each subject key and condition scope that holds two or more distinct
-values: adjacent sentences, the same section, two documents, or an appendix far from the matched
-span all count alike, because the whole documents are scanned. Facts whose qualifiers differ
-(historical vs current, staging vs production, version 1.0 vs 2.0, Windows vs Android, "when
-emergency mode is on" vs no condition) are in different scopes and never conflict; a state
-named only inside a condition is no fact at all (facts.py).
-
-Aligned facts (open prose) conflict only pairwise, across documents, and not when one value
-holds the other (an insertion): they meet by the words right before or right after their value
-(so a typo on one side of an edit does not hide it), and the two surroundings must agree on at
-least `aligned_min_shared_tokens` words, including at least `aligned_min_shared_values` figures
-or names, before the first difference. An edited copy of a statement passes; a shared template
-about another entity ("the population was …") stops at the entity's own figures. Two documents
-are compared this way only as one page edited (`_one_entity_edit`): they share at least
-`min_same_entity_share` of their names and figures (namesakes' pages built from one template
-share few), and not each of them names both values (a page naming both lists them).
-
-Plain (lower-case) words are compared by `word_edits`: when one document is a near copy of
-another (`word_edit_min_copy_share` of its words in common stretches), a word or two it replaces
-between `word_edit_min_shared_tokens` equal words on each side ("the academy takes its name" /
-"the university takes its name") is a conflict, unless the two are one spelling or the
-sentences carry different condition scopes.
-
-Facts on one subject whose values differ only across condition scopes are reported as
-QualifiedFacts instead: evidence to keep with its qualifier (the current value answers, the
-historical, planned or other-environment one stays as scoped provenance), never a conflict.
-
-What a scan costs is kept to what can conflict: the facts come from the analyses stored at
-ingest, and only those that can meet another value (an attribute subject stated with two
-values, an aligned fact whose half-frame another document shares) are bound to their sentences;
-a document's profile is made only when two of its statements are compared. With `focus` (the
-documents retrieval matched directly), aligned statements and word edits are compared only in
-pairs with a focus document, the only ones `select_conflicts` can keep.
-
-`select_conflicts` keeps the findings relevant to the question: a side in a document the
-retrieval matched directly (its knowledge point is what the question is about), or a subject
-that shares a word with the question. Conflicts found only among graph-neighbour documents about
-other subjects are left out, so neighbours cannot degrade an answer about something else. An
-aligned conflict must also change the kind of value the question asks for (`answer_shapes`: a
-year for "built", a figure for "population", a name for "director"): when a question about a
-director meets "The Squeeze (1977)" against "The Squeeze (1987)", the edit is the year that
-tells two films apart, not a disagreement about who directed one.
-"""
+"""The scan: comparable facts of the selected documents grouped by subject key and condition
+scope, and the pairs among them that state different things."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
-from typing import Literal, Protocol, TypeVar
 
-import msgspec
-
-from service.pipeline.facts import (
+from service.pipeline.conflicts.model import (
+    Conflict,
+    ConflictScan,
+    ConflictSettings,
+    QualifiedFacts,
+)
+from service.text.facts import (
     DocumentProfile,
     DocumentWords,
     Fact,
     FactHead,
-    FactKind,
-    FactSettings,
     Passage,
     Scope,
     WordToken,
@@ -73,81 +29,16 @@ from service.pipeline.facts import (
     fact_heads,
     frame_halves,
     is_anchor_token,
-    month_words,
     norm_token,
 )
-
-_MONTH_WORDS = month_words()
-
-
-def _words_of(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
+from service.text.tokens import split_words
 
 __all__ = [
-    "Conflict",
-    "ConflictScan",
-    "ConflictSettings",
-    "QualifiedFacts",
-    "conflict_text",
     "detect_conflicts",
+    "qualified_facts",
     "scan_conflicts",
-    "select_conflicts",
     "word_edits",
 ]
-
-
-class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
-    facts: FactSettings = FactSettings()
-    max_conflicts: int = 3  # conflict fragments per question
-    max_qualified_subjects: int = 2  # subjects whose condition-scoped facts become evidence
-    max_values_per_conflict: int = 4  # distinct values named in one conflict
-    quote_chars: int = 160  # longest quote of a source sentence in a conflict's text
-    aligned_min_shared_tokens: int = 10  # words two aligned statements share around the value
-    aligned_min_shared_values: int = 1  # figures or names among those shared words
-    aligned_max_bucket: int = 40  # aligned facts per half-frame compared pairwise
-    # Edits of plain words ("the academy takes its name" / "the university takes its name"),
-    # found by comparing two documents word by word: equal words needed on each side, the
-    # longest replaced run, the words read per document (bounds the comparison), and the
-    # string similarity above which two words are one spelling, not an edit.
-    word_edit_min_shared_tokens: int = 6
-    word_edit_max_words: int = 2
-    word_edit_max_document_tokens: int = 3000
-    word_edit_max_similarity: float = 0.75
-    # Share of the shorter document's words inside stretches the two documents have in common:
-    # only a near copy of one text can replace a plain word (templated pages about different
-    # things, "the offline map" / "the invoice export", stay apart).
-    word_edit_min_copy_share: float = 0.8
-    # Share of the smaller document's distinct names and figures the other one also has, below
-    # which two pages are about different entities (one template, two towns or two films of
-    # one name) and their statements are not compared: an edited copy keeps nearly all of them.
-    min_same_entity_share: float = 0.3
-
-
-class Conflict(msgspec.Struct, frozen=True, kw_only=True):
-    kind: FactKind
-    subject: str
-    key: str
-    scope: Scope
-    sides: tuple[Fact, ...]  # one fact per distinct value, in reading order
-
-    @property
-    def values(self) -> tuple[str, ...]:
-        return tuple(side.value for side in self.sides)
-
-
-class QualifiedFacts(msgspec.Struct, frozen=True, kw_only=True):
-    """One subject's differing values that qualifiers keep apart (no conflict)."""
-
-    kind: FactKind
-    subject: str
-    key: str
-    sides: tuple[Fact, ...]  # one fact per (scope, value), in reading order
-
-
-class ConflictScan(msgspec.Struct, frozen=True, kw_only=True):
-    conflicts: tuple[Conflict, ...]
-    qualified: tuple[QualifiedFacts, ...]
 
 
 def scan_conflicts(
@@ -209,7 +100,7 @@ def _buckets(head: FactHead) -> tuple[tuple[str, str, Scope], ...]:
 
 
 _FUNCTION_WORDS = frozenset(
-    _words_of("the a an of in on at to for by with and or is was were are be been as it its his "
+    split_words("the a an of in on at to for by with and or is was were are be been as it its his "
               "her their this that from has have had also which who not but")
 )  # fmt: skip
 
@@ -513,156 +404,3 @@ def _shared_context(a: Fact, b: Fact) -> tuple[int, int]:
         shared.append(a.token_end + step)
         step += 1
     return len(shared), sum(1 for index in shared if is_anchor_token(a.tokens[index]))
-
-
-class _Finding(Protocol):
-    @property
-    def kind(self) -> FactKind: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def sides(self) -> tuple[Fact, ...]: ...
-
-
-FindingT = TypeVar("FindingT", bound=_Finding)
-
-
-def select_conflicts(
-    findings: Sequence[FindingT],
-    *,
-    terms: Collection[str],
-    direct_documents: Collection[str],
-    limit: int,
-) -> list[FindingT]:
-    """The conflicts (or qualified facts) worth showing for a question, most relevant first,
-    at most `limit`."""
-    wanted = [t.lower() for t in terms]
-    ranked: list[tuple[int, int, int, FindingT]] = []
-    shapes = answer_shapes(wanted)
-    for finding in findings:
-        if finding.kind == "aligned" and not _asked_shape(finding.sides, shapes):
-            continue  # the edit changed another kind of value: a detail naming another entity
-        overlap = _overlap(finding.subject, wanted) if finding.kind != "aligned" else 0
-        direct = any(side.document_id in direct_documents for side in finding.sides)
-        if overlap or direct:
-            ranked.append((-overlap, 0 if direct else 1, finding.sides[0].order, finding))
-    ranked.sort(key=lambda row: row[:3])
-    return [row[3] for row in ranked[:limit]]
-
-
-ValueShape = Literal["year", "figure", "name", "word"]
-_ALL_SHAPES: frozenset[ValueShape] = frozenset({"year", "figure", "name", "word"})
-# Question words that name the kind of value asked for (English question phrasing, not any
-# data set's labels). A word may allow more than one shape ("born": when or where).
-_ASKS_FOR: dict[str, frozenset[ValueShape]] = {
-    **dict.fromkeys(
-        _words_of("population inhabitants residents length height width depth area elevation "
-                  "altitude income salary age median size count number capacity attendance "
-                  "votes distance weight"),
-        frozenset({"figure"}),
-    ),
-    **dict.fromkeys(
-        _words_of("year date established founded built released introduced incorporated formed "
-                  "opened completed launched published raised started began created"),
-        frozenset({"year"}),
-    ),
-    **dict.fromkeys(
-        _words_of("born died die death"), frozenset({"year", "name"})
-    ),
-    **dict.fromkeys(
-        _words_of("artist director directors directed author writer composer creator architect "
-                  "founder father mother husband wife son daughter spouse singer band producer "
-                  "city country state region county province capital located party team "
-                  "winner won"),
-        frozenset({"name"}),
-    ),
-}  # fmt: skip
-_YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
-_DAY = re.compile(r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?")
-
-
-def answer_shapes(terms: Collection[str]) -> frozenset[ValueShape]:
-    """The value shapes the question's words ask for; every shape when none says."""
-    asked = [_ASKS_FOR[t] for t in terms if t in _ASKS_FOR]
-    return frozenset().union(*asked) if asked else _ALL_SHAPES
-
-
-def token_shape(token: str) -> ValueShape:
-    """A year or month (dates), another figure, a name, or a plain (lower-case) word."""
-    if token.lower() in _MONTH_WORDS or _YEAR.fullmatch(token):
-        return "year"
-    if token.lstrip("$€£")[:1].isdigit():
-        return "figure"
-    return "word" if token[:1].islower() else "name"
-
-
-def run_shape(tokens: Sequence[str]) -> ValueShape:
-    """The shape of a changed run: a date when it is years or months with day numbers ("24
-    February 1919" against "12 March 1920" changed a date, not a count), else the shape of
-    its first token ("17,153 3.5 % 2020" is a figure)."""
-    shapes = [token_shape(t) for t in tokens]
-    dated = zip(shapes, tokens, strict=True)
-    if "year" in shapes and all(s == "year" or _DAY.fullmatch(t) for s, t in dated):
-        return "year"
-    return shapes[0]
-
-
-def _asked_shape(sides: Sequence[Fact], shapes: frozenset[ValueShape]) -> bool:
-    """Every side differs from the first one by a value of a shape the question asks for."""
-    first = sides[0]
-    for side in sides[1:]:
-        own_first, own_side = differing_tokens(first, side)
-        for own in (own_first, own_side):
-            if own and run_shape(own) not in shapes:
-                return False
-    return True
-
-
-def _overlap(subject: str, terms: Sequence[str]) -> int:
-    words = subject.lower().split()
-    # A shared stem of five letters is the same word ("statuses"/"status", "owner"/"ownership").
-    return sum(1 for t in terms if any(w == t or (w[:5] == t[:5] and len(t) >= 5) for w in words))
-
-
-# --- the conflict's sentence ------------------------------------------------------------------
-
-
-def conflict_text(conflict: Conflict, quote_chars: int = 160) -> str:
-    """One plain sentence naming every value with its source, never picking one."""
-    parts = [
-        f'{side.path} (line {side.line}) gives {side.value} ("{_quote(side, quote_chars)}")'
-        for side in conflict.sides
-    ]
-    listed = ", ".join(parts[:-1]) + f", while {parts[-1]}"
-    return f"The sources disagree on {_label(conflict)}: {listed}."
-
-
-def _label(conflict: Conflict) -> str:
-    if conflict.kind == "aligned":
-        before, _, after = conflict.subject.partition(" … ")
-        label = f'the statement "… {before} … {after} …"'
-    else:
-        label = f"the {conflict.subject}"
-    conditions = [v if dim != "version" else f"version {v}" for dim, v in conflict.scope]
-    return label + (f" ({', '.join(conditions)})" if conditions else "")
-
-
-def _quote(side: Fact, limit: int) -> str:
-    """The source sentence, or a window of it around the value when it is long."""
-    sentence = " ".join(side.sentence.split())
-    if len(sentence) <= limit:
-        return sentence
-    value_at = max(0, side.value_start - side.sentence_start)
-    flat_at = len(" ".join(side.sentence[:value_at].split()))
-    start = max(0, flat_at - limit // 2)
-    end = min(len(sentence), start + limit)
-    start = max(0, end - limit)
-    if start > 0:
-        space = sentence.find(" ", start)
-        start = space + 1 if 0 <= space < flat_at else start
-    if end < len(sentence):
-        space = sentence.rfind(" ", flat_at, end)
-        end = space if space > flat_at else end
-    head = "…" if start > 0 else ""
-    tail = "…" if end < len(sentence) else ""
-    return head + sentence[start:end].strip() + tail

@@ -1,0 +1,2 @@
+"""The answer stages: evidence sentences, sufficiency and answerability, the judge, composition,
+the release review and claim checks."""

@@ -1,0 +1,346 @@
+"""The sufficiency review: is the evidence enough, partial, stale or in conflict for the
+question."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+
+from service.answer.sufficiency.answerability import _answerability, _inputs, answerability_features
+from service.answer.sufficiency.model import (
+    _CAUSAL,
+    _CONSEQUENCE_HEADING,
+    _DEFINES,
+    _STEPS,
+    Degradation,
+    DocumentValidity,
+    EvidenceSupport,
+    Gate,
+    Status,
+    SufficiencyReview,
+)
+from service.pipeline.budgets import AnswerSettings
+from service.pipeline.context_pack import RagContextPack
+from service.pipeline.evidence import Fragment
+from service.pipeline.graph_context import GraphContext
+from service.pipeline.plan import QueryPlan
+from service.text.relation_labels import compact_key
+
+__all__ = ["review_sufficiency", "stale_documents"]
+
+
+def review_sufficiency(
+    plan: QueryPlan,
+    pack: RagContextPack,
+    context: GraphContext,
+    *,
+    named: Mapping[str, str],
+    operand_points: Sequence[tuple[int, str]] = (),
+    validity: Mapping[str, DocumentValidity] | None = None,
+    support: EvidenceSupport | None = None,
+    best_paragraph: tuple[str, str] | None = None,
+    settings: AnswerSettings,
+    today: dt.date | None = None,
+) -> SufficiencyReview:
+    """`named`: compact name -> knowledge point id of names found in the question;
+    `operand_points`: (operand index, knowledge point id); `best_paragraph`: (paragraph id,
+    text) of the best retrieval hit, for the answerability gate."""
+    fragments = pack.fragments
+    direct = [f for f in fragments if f.role == "direct_support"]
+    gates: list[Gate] = []
+    reasons: list[str] = []
+
+    covered, missing = _coverage(plan, direct, named)
+    terms = plan.terms
+    coverage = len(covered) / len(terms) if terms else (1.0 if direct else 0.0)
+    operands_ok, operand_detail = _operands(plan, direct, operand_points)
+    gates.append(
+        Gate(
+            name="direct_evidence_coverage",
+            passed=bool(direct) and coverage >= settings.sufficient_coverage and operands_ok,
+            score=round(coverage, 3),
+            detail=f"direct support covers {len(covered)} of {len(terms)} key terms"
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+            + (f"; {operand_detail}" if operand_detail else ""),
+        )
+    )
+
+    features = answerability_features(plan, best_paragraph, support)
+    answerability = _answerability(features, settings)
+    names_itself = _names_the_concept(plan, direct, named)
+    if answerability is not None:
+        passed = answerability >= settings.answerability_threshold or names_itself
+        gates.append(
+            Gate(
+                name="answerability",
+                passed=passed,
+                score=round(answerability, 3),
+                detail=f"best evidence supports the question with score {answerability:.2f} "
+                f"(threshold {settings.answerability_threshold})"
+                + ("; the question only names a concept its own document describes"
+                   if names_itself else ""),
+            )
+        )  # fmt: skip
+
+    uncertain = (
+        answerability is not None
+        and not names_itself
+        and settings.answerability_threshold
+        <= answerability
+        < settings.answerability_confident_threshold
+    )
+    intent_ok, intent_detail = _intent(plan, fragments, direct, operands_ok)
+    gates.append(
+        Gate(name="query_intent_coverage", passed=intent_ok, score=1.0 if intent_ok else 0.0,
+             detail=intent_detail)
+    )  # fmt: skip
+
+    lost = [d for d in pack.decisions if d.status == "source_window_unavailable"]
+    window = (*context.predecessors, *context.successors)
+    neighbours = len(window)
+    with_text = sum(1 for f in fragments if f.role == "graph_neighbor_support")
+    # A neighbour whose own document is already in the pack (the other side of a comparison,
+    # read as direct support) is evidenced by that text.
+    points = {f.knowledge_point_id for f in fragments}
+    documents = {f.document_id for f in fragments}
+    evidenced = sum(1 for n in window if n.id in points or n.document_id in documents)
+    if not context.available:
+        graph_ok, graph_detail = True, "graph unavailable: document-only context"
+    elif lost:
+        graph_ok = False
+        graph_detail = (
+            f"graph_neighbor_evidence_missing: {len(lost)} of {neighbours} neighbour source "
+            "windows unavailable (known by title and relation only)"
+        )
+    elif neighbours and not evidenced:
+        graph_ok, graph_detail = False, "graph_neighbor_evidence_missing: no neighbour text"
+    else:
+        graph_ok = True
+        graph_detail = (
+            f"{evidenced} of {neighbours} graph neighbours evidenced by text in the context "
+            f"({with_text} neighbour fragments)"
+        )
+    gates.append(
+        Gate(name="graph_support", passed=graph_ok,
+             score=1.0 if graph_ok else (with_text / max(neighbours, 1)), detail=graph_detail)
+    )  # fmt: skip
+
+    citable = [f for f in direct if f.citation_ids]
+    gates.append(
+        Gate(
+            name="citation_availability",
+            passed=bool(direct) and len(citable) == len(direct),
+            score=len(citable) / len(direct) if direct else 0.0,
+            detail=f"{len(citable)} of {len(direct)} direct fragments carry citation ids",
+        )
+    )
+
+    within = pack.total_chars <= pack.budget.total_chars and len(fragments) <= pack.budget.fragments
+    squeezed = [
+        d for d in pack.decisions
+        if d.status in ("fragment_dropped", "fragment_truncated")
+        and not d.reason.startswith(("duplicate_of", "unobserved", "empty"))
+    ]  # fmt: skip
+    squeezed_direct = [d for d in squeezed if d.role == "direct_support"]
+    gates.append(
+        Gate(
+            name="budget_compliance",
+            passed=within,
+            score=1.0 if within else 0.0,
+            detail=f"{pack.total_chars} of {pack.budget.total_chars} chars, {len(fragments)} of "
+            f"{pack.budget.fragments} fragments; {len(squeezed)} truncated or dropped by the "
+            f"budget ({len(squeezed_direct)} direct)",
+        )
+    )
+
+    conflicts = [f for f in fragments if f.role == "conflict"]
+    gates.append(
+        Gate(
+            name="conflict",
+            passed=not conflicts,
+            score=0.0 if conflicts else 1.0,
+            detail=f"conflicting_evidence: {len(conflicts)} conflict fragments"
+            if conflicts else "no conflicting evidence",
+        )
+    )  # fmt: skip
+
+    stale = stale_documents(direct, validity or {}, today or dt.date.today())
+    gates.append(
+        Gate(
+            name="temporal_validity",
+            passed=not stale,
+            score=0.0 if stale else 1.0,
+            detail=("stale_evidence: " + "; ".join(stale.values())) if stale
+            else "no cited document is expired or superseded",
+        )
+    )  # fmt: skip
+
+    failed = {g.name for g in gates if not g.passed}
+    status: Status
+    degradation: Degradation
+    if not direct:
+        status, degradation = "insufficient", "insufficient_evidence"
+        reasons.append("no direct evidence in scope")
+    elif "answerability" in failed:
+        status, degradation = "insufficient", "insufficient_evidence"
+    elif conflicts:
+        status, degradation = "borderline", "conflict"
+    elif coverage < settings.borderline_coverage and answerability is None:
+        # Without the (calibrated) answerability score, low term coverage is the best signal;
+        # with it, low coverage only makes the answer partial (on ClapNQ half A this rule
+        # declined 24 answerable questions for 11 unanswerable ones).
+        status, degradation = "insufficient", "insufficient_evidence"
+    elif stale:
+        status, degradation = "borderline", "stale_evidence"
+    elif uncertain or failed & {
+        "direct_evidence_coverage",
+        "query_intent_coverage",
+        "graph_support",
+    }:
+        status, degradation = "borderline", "partial_coverage"
+    else:
+        status, degradation = "sufficient", "none"
+    reasons.extend(f"{g.name}: {g.detail}" if not g.detail.startswith(
+        ("graph_neighbor", "conflicting", "stale")) else g.detail
+        for g in gates if not g.passed)  # fmt: skip
+    if uncertain:
+        reasons.append(
+            f"answerability: {answerability:.2f} is under "
+            f"{settings.answerability_confident_threshold}: the evidence may not answer exactly "
+            "what is asked"
+        )
+    if not reasons:
+        reasons.append("all sufficiency gates passed")
+    recoverable = (
+        status != "sufficient"
+        and bool(direct)
+        and degradation in ("partial_coverage", "insufficient_evidence")
+        and "answerability" not in failed
+        and bool(missing or squeezed or lost or not intent_ok or not operands_ok)
+    )
+    score = sum(g.score for g in gates) / len(gates)
+    return SufficiencyReview(
+        method="deterministic_gates_v1",
+        status=status,
+        degradation=degradation,
+        score=round(score, 3),
+        reasons=tuple(reasons),
+        gates=tuple(gates),
+        covered_terms=tuple(covered),
+        missing_terms=tuple(missing),
+        recoverable=recoverable,
+        answerability=None if answerability is None else round(answerability, 4),
+        answerability_inputs=_inputs(features),
+        answerability_threshold=settings.answerability_threshold,
+        uncertain=uncertain,
+        stale=tuple(stale),
+    )
+
+
+def stale_documents(
+    fragments: Sequence[Fragment], validity: Mapping[str, DocumentValidity], today: dt.date
+) -> dict[str, str]:
+    """path -> why, for the documents of `fragments` that are expired or superseded."""
+    stale: dict[str, str] = {}
+    for fragment in fragments:
+        info = validity.get(fragment.document_id)
+        if info is None or info.path in stale:
+            continue
+        if info.superseded_by:
+            stale[info.path] = f"{info.path} is superseded by {info.superseded_by}"
+        elif info.valid_until and _date(info.valid_until) and _date(info.valid_until) < today:  # type: ignore[operator]
+            stale[info.path] = f"{info.path} was valid until {info.valid_until}"
+    return stale
+
+
+def _date(value: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def _coverage(
+    plan: QueryPlan, direct: Sequence[Fragment], named: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
+    text = " ".join(f.text.lower() for f in direct)
+    compact = compact_key(text)
+    supported = {f.knowledge_point_id for f in direct}
+    covered: list[str] = []
+    missing: list[str] = []
+    for term in plan.terms:
+        key = compact_key(term)
+        hit = (
+            term in text
+            or (key and key in compact)
+            or any(name in key and kp in supported for name, kp in named.items())
+            or (len(term) > 4 and term.isascii() and term[:-1] in text)  # plural/inflection
+        )
+        (covered if hit else missing).append(term)
+    return covered, missing
+
+
+def _operands(
+    plan: QueryPlan, direct: Sequence[Fragment], operand_points: Sequence[tuple[int, str]]
+) -> tuple[bool, str]:
+    if plan.intent != "compare" or len(plan.operands) < 2:
+        return True, ""
+    supported = {f.knowledge_point_id for f in direct}
+    text = compact_key(" ".join(f.text for f in direct))
+    sides = []
+    for index, operand in enumerate(plan.operands):
+        points = {kp for i, kp in operand_points if i == index}
+        words = [w for w in re.findall(r"\w+", operand.lower()) if len(w) > 2]
+        by_text = bool(words) and all(compact_key(w) in text for w in words[-1:])
+        sides.append(bool(points & supported) or by_text)
+    missing = [plan.operands[i] for i, ok in enumerate(sides) if not ok]
+    if missing:
+        return False, f"no direct support for compare operand(s): {', '.join(missing)}"
+    return True, "both compare operands have direct support"
+
+
+def _intent(
+    plan: QueryPlan, fragments: Sequence[Fragment], direct: Sequence[Fragment], operands_ok: bool
+) -> tuple[bool, str]:
+    text = "\n".join(f.text for f in fragments if f.role != "background")
+    if plan.intent == "how_to":
+        ok = bool(_STEPS.search(text))
+        return ok, "steps found in the evidence" if ok else "a how-to needs steps; none found"
+    if plan.intent == "causal":
+        if not _CAUSAL.search(text):
+            return False, "a causal answer needs mechanism or consequence; none found"
+        # A consequence section hit only as a span: the consequence itself may sit in the
+        # sentences around it, which only its section (parent context) shows.
+        sections = {(f.document_id, f.heading_path) for f in fragments
+                    if f.role == "parent_context"}  # fmt: skip
+        cut = [
+            f for f in direct
+            if any(_CONSEQUENCE_HEADING.search(h) for h in f.heading_path)
+            and (f.document_id, f.heading_path) not in sections
+        ]  # fmt: skip
+        if cut:
+            return False, (
+                f"causal consequence seen only as {len(cut)} spans; its section is not in the "
+                "context"
+            )
+        return True, "mechanism or consequence found in the evidence"
+    if plan.intent == "compare":
+        return operands_ok, "both sides present" if operands_ok else "one compare side missing"
+    if plan.intent == "definition":
+        ok = any(_DEFINES.search(f.text) for f in direct)
+        return ok, "a defining sentence found" if ok else "no defining sentence in direct support"
+    return True, "generic question: key-term coverage decides"
+
+
+def _names_the_concept(
+    plan: QueryPlan, direct: Sequence[Fragment], named: Mapping[str, str]
+) -> bool:
+    """Every key term is part of a knowledge point name found in the question, and that
+    knowledge point has direct support: the question asks about the concept itself ('tell me
+    about optical bench drift'), which its own document answers whatever the wording."""
+    if not plan.terms or not named:
+        return False
+    supported = {f.knowledge_point_id for f in direct}
+    names = [name for name, kp in named.items() if kp in supported]
+    return all(any(compact_key(t) in name for name in names) for t in plan.terms)

@@ -1,0 +1,1 @@
+"""One question end to end: scope choice, the evidence stages, the answer stages, the trace."""

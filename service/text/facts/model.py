@@ -1,0 +1,106 @@
+"""What fact extraction works on and returns: its limits, a document's passages, a paragraph's
+tokens and the Fact itself."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import overload
+
+import msgspec
+
+from service.text.analysis import (
+    FactKind,
+    Scope,
+)
+
+__all__ = ["Fact", "FactSettings", "ParagraphTokens", "Passage"]
+
+
+class FactSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Limits of fact extraction; each bounds work on one question's documents."""
+
+    max_facts_per_document: int = 400  # attribute and aligned facts kept per document
+    max_sentence_chars: int = 1200  # longer units (tables, run-on lists) are not read for facts
+    aligned_context_tokens: int = 3  # words each side of an aligned fact's value (its frame)
+    max_value_tokens: int = 5  # longest value token run of an aligned fact
+
+
+class Passage(msgspec.Struct, frozen=True, kw_only=True):
+    """One paragraph of a selected document, as read from the graph."""
+
+    document_id: str
+    path: str
+    paragraph_id: str
+    text: str
+    start_offset: int  # of the paragraph in the source file
+    start_line: int
+    kind: str = "paragraph"
+    analysis: bytes = b""  # the paragraph's stored TextAnalysis (analysis.py), if any
+
+
+class ParagraphTokens:
+    """A paragraph's tokens (citation marks left out): their normalised forms, which the scan
+    compares, and the forms as written, cut from the text only when read (`tokens[i]`,
+    `tokens[lo:hi]`). A question's aligned facts sit in some 70 paragraphs of 60 tokens; cutting
+    all of them up front cost more than the comparisons that read a few dozen."""
+
+    __slots__ = ("_offsets", "_text", "norms")
+
+    def __init__(self, norms: Sequence[str], text: str, offsets: Sequence[int]) -> None:
+        self.norms = norms  # norm_token of each token as written
+        self._text = text
+        self._offsets = offsets  # start, end of each token in the text
+
+    def __len__(self) -> int:
+        return len(self.norms)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self.norms))))
+        if index < 0:
+            index += len(self.norms)
+        if not 0 <= index < len(self.norms):
+            raise IndexError(index)
+        return self._text[self._offsets[2 * index] : self._offsets[2 * index + 1]]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParagraphTokens):
+            return NotImplemented
+        return (tuple(self.norms) == tuple(other.norms) and self._text == other._text
+                and list(self._offsets) == list(other._offsets))  # fmt: skip
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+    def __repr__(self) -> str:
+        return f"ParagraphTokens({self[:]!r})"
+
+
+NO_TOKENS = ParagraphTokens((), "", ())
+
+
+class Fact(msgspec.Struct, frozen=True, kw_only=True):
+    kind: FactKind
+    subject: str  # normalised subject with its attribute, e.g. "calibration tolerance"
+    key: str  # subject key: kind + subject (aligned: kind + the frame around the value)
+    value: str  # as written
+    norm: str  # normalised value: equal norms state the same thing
+    scope: Scope
+    document_id: str
+    path: str
+    paragraph_id: str
+    sentence_start: int  # offsets of the sentence inside the paragraph text
+    sentence_end: int
+    sentence: str
+    value_start: int  # offsets of the value inside the paragraph text
+    value_end: int
+    start_offset: int  # of the sentence in the source file
+    line: int  # 1-based line of the sentence in the source file
+    order: int  # reading order of the fact among all extracted facts
+    tokens: ParagraphTokens = NO_TOKENS  # aligned: the paragraph's tokens
+    token_start: int = 0  # aligned: the value's token range in `tokens`
+    token_end: int = 0
