@@ -1,6 +1,6 @@
+:param path => 'waterglass/waterglass.md';
 // mode: read
 // A document's headings in order, with their parent (null for top-level headings).
-// :param path => 'waterglass/waterglass.md'
 MATCH (d:Document {path: $path})
 MATCH (h:Heading {documentId: d.id})
 OPTIONAL MATCH (parent:Heading)-[:HAS_SUBHEADING]->(h)

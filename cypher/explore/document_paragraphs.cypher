@@ -1,6 +1,6 @@
+:param path => 'waterglass/waterglass.md';
 // mode: read
 // A document's paragraphs in reading order, with their exact source offsets and lines.
-// :param path => 'waterglass/waterglass.md'
 MATCH (d:Document {path: $path})
 // A paragraph deleted by a concurrent commit while this read runs (READ COMMITTED) is read
 // once as a map and dropped when its id is gone, so no row ever carries null properties.

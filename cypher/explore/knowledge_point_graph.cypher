@@ -1,7 +1,7 @@
+:param scope => 'waterglass';
+:param id => 'waterglass';
 // mode: read
 // The same neighbourhood as a picture for Neo4j Browser, with the documents behind it.
-// :param scope => 'waterglass'
-// :param id => 'waterglass'
 MATCH (k:KnowledgePoint {scope: $scope, id: $id})
 OPTIONAL MATCH related = (k)-[r]-(:KnowledgePoint)
 OPTIONAL MATCH described = (k)-[:DESCRIBED_IN]->(:Document)

@@ -1,6 +1,6 @@
+:param path => 'waterglass/waterglass.md';
 // mode: read
 // The NEXT chain from a document's first paragraph: the ids in the order the chain visits them.
-// :param path => 'waterglass/waterglass.md'
 MATCH (d:Document {path: $path})
 MATCH (first:Paragraph {documentId: d.id})
 WHERE NOT EXISTS { (:Paragraph)-[:NEXT]->(first) }

@@ -1,8 +1,8 @@
+:param scope => 'waterglass';
+:param source => 'waterglass';
+:param target => 'plastic-cup';
 // mode: read
 // The paragraph behind each relation between two knowledge points (null for front matter).
-// :param scope => 'waterglass'
-// :param source => 'waterglass'
-// :param target => 'plastic-cup'
 MATCH (s:KnowledgePoint {scope: $scope, id: $source})-[r]->(t:KnowledgePoint {scope: $scope, id: $target})
 OPTIONAL MATCH (d:Document {id: r.sourceDocumentId})
 OPTIONAL MATCH (p:Paragraph {id: r.sourceParagraphId})

@@ -1,6 +1,6 @@
+:param scope => 'waterglass';
 // mode: read
 // How much of each kind a scope holds (a row per label, zeros included).
-// :param scope => 'waterglass'
 CALL {
   MATCH (d:Document {scope: $scope}) WITH count(d) AS nodes RETURN 'Document' AS label, nodes
   UNION ALL

@@ -1,6 +1,6 @@
+:param scope => 'waterglass';
 // mode: read
 // Every relation of a scope, for checks and for a quick overview.
-// :param scope => 'waterglass'
 MATCH (s:KnowledgePoint {scope: $scope})-[r]->(t:KnowledgePoint)
 RETURN s.id AS source, type(r) AS type, t.id AS target, r.confidence AS confidence,
        r.provenance AS provenance, r.sourceParagraphId AS sourceParagraphId,

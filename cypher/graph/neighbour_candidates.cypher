@@ -1,10 +1,10 @@
+:param scope => 'waterglass';
+:param id => 'waterglass';
 // mode: read
 // returns: direction, relation, confidence, provenance, sourceParagraphId, id, title, aliases
 // returns: kind, documentId, path
 // Every typed relation of the anchor, both directions, with what ranking needs: type,
 // confidence, provenance, and whether the neighbour has a source document to read.
-// :param scope => 'graphintent'
-// :param id => 'glass-vessel'
 MATCH (a:KnowledgePoint {scope: $scope, id: $id})-[r]-(n:KnowledgePoint)
 WHERE n.scope = $scope
 OPTIONAL MATCH (n)-[:DESCRIBED_IN]->(d:Document)

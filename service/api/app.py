@@ -17,6 +17,7 @@ from service.api.auth import (
     authenticate,
     provide_grant,
 )
+from service.api.browser_guide import browser_guide
 from service.api.documents import DocumentController
 from service.api.errors import problem_config, unexpected_error_handler
 from service.api.health import health, ready
@@ -50,7 +51,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         security=[{"apiKey": []}],
     )  # fmt: skip
     return Litestar(
-        route_handlers=[health, ready, metrics, v1],
+        route_handlers=[health, ready, metrics, browser_guide, v1],
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },

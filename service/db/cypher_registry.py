@@ -1,7 +1,7 @@
 """Named Cypher statements, one per file under cypher/, loaded by name.
 
 A statement's name is its path below cypher/ without the suffix (`schema/paragraph_vector`,
-`admin/ping`). Each file starts with `//` comment lines; one of them declares the mode:
+`admin/ping`). Each file has a header of `//` comment lines; one of them declares the mode:
 
     // mode: read      the statement only reads (checked against EXPLAIN by the test suite)
     // mode: write     the statement writes graph data
@@ -16,7 +16,17 @@ spends some 45 µs of CPU on each (two socket reads and its framing), so a 40-ro
 reports.
 
 The rest of the file is the statement, exactly as a person can paste it into Neo4j Browser after
-setting its `$parameters` with `:param`.
+setting its `$parameters` with `:param`. A file may set them itself, in Browser's own syntax, on
+lines of their own ahead of the statement (before, among or after the header comments):
+
+    :param scope => 'waterglass';
+    :param path => 'waterglass/waterglass.md';
+
+Such a file pastes into Browser as it is: the multi-statement editor runs each `:param` command,
+then the statement. The loader keeps each name with its value expression
+(`Statement.browser_params`) and strips the lines from the statement it runs; the lines must set
+exactly the statement's `$parameters`. `Statement.browser_text` puts them back in front of the
+statement, for a Browser guide.
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ from typing import Literal
 
 import msgspec
 
+from service.errors import KgsError
+
 __all__ = ["CypherRegistry", "CypherRegistryError", "Statement"]
 
 Mode = Literal["read", "write", "schema"]
@@ -35,24 +47,35 @@ _MODE_LINE = re.compile(r"^//\s*mode:\s*(\w+)\s*$")
 _RETURNS_LINE = re.compile(r"^//\s*returns:\s*(.*)$")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# Neo4j Browser's `:param name => expression`, optionally ended by `;` (its multi-statement editor
+# needs the `;` to run the next line as a statement of its own).
+_BROWSER_PARAM_LINE = re.compile(r"^:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.*?)\s*;?\s*$")
 
 
-class CypherRegistryError(LookupError):
+class CypherRegistryError(KgsError, LookupError):
     """A statement file is malformed, or a name is not in the registry."""
 
 
 class Statement(msgspec.Struct, frozen=True):
     name: str
     mode: Mode
-    text: str  # the statement without its header comments
+    text: str  # the statement without its header comments and `:param` lines
     path: Path
     columns: tuple[str, ...] = ()  # declared by `// returns:`; its rows then travel packed
+    # `:param name => expression;` lines of the file, in order: (name, expression).
+    browser_params: tuple[tuple[str, str], ...] = ()
 
     @property
     def packed_text(self) -> str:
         """The statement as it runs when its columns are declared: every row in one record."""
         fields = ", ".join(f"{c}: {c}" for c in self.columns)
         return f"CALL () {{\n{self.text}\n}}\nRETURN collect({{{fields}}}) AS rows"
+
+    @property
+    def browser_text(self) -> str:
+        """The statement as Neo4j Browser takes it: its `:param` lines, then the statement."""
+        lines = [f":param {name} => {value};" for name, value in self.browser_params]
+        return "\n".join([*lines, self.text])
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -99,9 +122,21 @@ def _parse(name: str, path: Path) -> Statement:
     lines = path.read_text(encoding="utf-8").splitlines()
     mode: str | None = None
     columns: tuple[str, ...] = ()
+    browser_params: dict[str, str] = {}
     body_start = 0
     for index, line in enumerate(lines):
         stripped = line.strip()
+        if stripped.startswith(":"):
+            param = _BROWSER_PARAM_LINE.match(stripped)
+            if param is None or not param.group(2):
+                raise CypherRegistryError(
+                    f"{path}:{index + 1}: a header line starting with ':' must read "
+                    '":param NAME => VALUE;"'
+                )
+            if param.group(1) in browser_params:
+                raise CypherRegistryError(f"{path}:{index + 1}: ${param.group(1)} is set twice")
+            browser_params[param.group(1)] = param.group(2)
+            continue
         if not stripped.startswith("//") and stripped:
             body_start = index
             break
@@ -120,7 +155,16 @@ def _parse(name: str, path: Path) -> Statement:
     text = "\n".join(lines[body_start:]).strip().removesuffix(";").rstrip()
     if ";" in _strip_strings(text):
         raise CypherRegistryError(f"{path}: one statement per file (found ';' inside)")
-    return Statement(name=name, mode=mode, text=text, path=path, columns=columns)
+    statement = Statement(
+        name=name, mode=mode, text=text, path=path, columns=columns,
+        browser_params=tuple(browser_params.items()),
+    )  # fmt: skip
+    if browser_params and set(browser_params) != set(statement.parameters):
+        raise CypherRegistryError(
+            f"{path}: the ':param' lines set {sorted(browser_params)}, "
+            f"the statement uses {sorted(statement.parameters)}"
+        )
+    return statement
 
 
 def _strip_strings(text: str) -> str:

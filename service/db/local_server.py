@@ -27,6 +27,7 @@ import msgspec
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
+from service.errors import KgsError
 from service.settings import LocalServerSettings
 
 __all__ = ["LocalNeo4jError", "LocalNeo4jServer", "ServerStatus"]
@@ -60,7 +61,7 @@ _JVM_ADDITIONAL = (
 )
 
 
-class LocalNeo4jError(RuntimeError):
+class LocalNeo4jError(KgsError, RuntimeError):
     """The local server could not be provisioned, started or stopped; the message says why."""
 
 
@@ -102,6 +103,17 @@ class LocalNeo4jServer:
     @property
     def http_url(self) -> str:
         return f"http://{self.settings.listen_address}:{self.settings.http_port}"
+
+    @property
+    def guide_hosts(self) -> tuple[str, ...]:
+        """Hosts Neo4j Browser may fetch guides from (`:play URL`): Neo4j's own guide site and
+        this machine, where `kgs serve` offers GET /browser-guide (service/api/browser_guide.py).
+        Browser compares a URL's host name with each entry, ignoring the port."""
+        hosts = ["guides.neo4j.com", "localhost", "127.0.0.1"]
+        address = self.settings.listen_address
+        if address not in (*hosts, "0.0.0.0", "::", ""):
+            hosts.append(address)
+        return tuple(hosts)
 
     @property
     def log_file(self) -> Path:
@@ -233,6 +245,7 @@ class LocalNeo4jServer:
             "dbms.usage_report.enabled=false",
             "server.logs.gc.enabled=false",
             f"internal.dbms.index.vector.standard_merge_factor={s.vector_merge_factor}",
+            f"browser.remote_content_hostname_whitelist={','.join(self.guide_hosts)}",
             *(f"server.jvm.additional={flag}" for flag in _JVM_ADDITIONAL),
         ]
         (self.conf_dir / "neo4j.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -93,3 +93,50 @@ def test_shipped_registry_loads_and_every_file_declares_a_mode() -> None:
     assert {s.mode for s in registry} <= {"read", "write", "schema"}
     # schema/: applied at start-up; scope/: one large scope's own index, applied by ingest.
     assert all(s.name.startswith(("schema/", "scope/")) for s in registry if s.mode == "schema")
+
+
+def test_leading_browser_param_lines_are_kept_apart_from_the_statement(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "explore/kp",
+        ":param scope => 'waterglass';\n:param id=>'a;b'\n// mode: read\n// returns: n\n"
+        "MATCH (k {scope: $scope, id: $id}) RETURN k.id AS n\n",
+    )
+    _write(
+        tmp_path,
+        "explore/after_header",
+        "// mode: read\n// why\n:param path => 'waterglass/waterglass.md';\n"
+        "MATCH (d {path: $path}) RETURN d",
+    )
+    registry = CypherRegistry.load(tmp_path)
+    stmt = registry.get("explore/kp")
+    assert (stmt.mode, stmt.columns) == ("read", ("n",))
+    assert stmt.text == "MATCH (k {scope: $scope, id: $id}) RETURN k.id AS n"
+    assert stmt.browser_params == (("scope", "'waterglass'"), ("id", "'a;b'"))
+    assert stmt.browser_text == (
+        ":param scope => 'waterglass';\n:param id => 'a;b';\n"
+        "MATCH (k {scope: $scope, id: $id}) RETURN k.id AS n"
+    )
+    after = registry.get("explore/after_header")
+    assert after.text == "MATCH (d {path: $path}) RETURN d"
+    assert after.browser_params == (("path", "'waterglass/waterglass.md'"),)
+    assert registry.get("explore/after_header").mode == "read"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (":params {scope: 'a'}\n// mode: read\nRETURN $scope", "must read"),
+        (":param scope: 'a'\n// mode: read\nRETURN $scope", "must read"),
+        (":param scope =>\n// mode: read\nRETURN $scope", "must read"),
+        (":param a => 1;\n:param a => 2;\n// mode: read\nRETURN $a", "set twice"),
+        (":param a => 1;\n// mode: read\nRETURN $a, $b", r"set \['a'\], the statement uses"),
+        (":param a => 1;\n:param b => 2;\n// mode: read\nRETURN $a", "the statement uses"),
+    ],
+)
+def test_malformed_browser_param_lines_are_rejected(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    _write(tmp_path, "bad", text)
+    with pytest.raises(CypherRegistryError, match=message):
+        CypherRegistry.load(tmp_path)
