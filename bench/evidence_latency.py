@@ -68,13 +68,12 @@ from service.api.process import freeze_startup_objects
 from service.db import open_graph
 from service.db.graph import Graph
 from service.pipeline.augment import augment_documents
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.context_pack import build_context_pack
 from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
 from service.question.runner import answer_question, embed_in_background
-from service.settings import Settings, project_root
+from service.settings import PipelineSettings, Settings, project_root
 from service.text.analysis import forget_decoded
 from service.text.facts import forget_facts
 from service.text.spans import forget_sentences

@@ -21,10 +21,9 @@ import msgspec
 from bench.public_sets import SETS, clapnq_set, s10_sets, squad_set
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import graph_session
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
-from service.settings import Settings, project_root
+from service.settings import PipelineSettings, Settings, project_root
 
 TOP_K = 10
 CANDIDATES: dict[str, PipelineSettings] = {

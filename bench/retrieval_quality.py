@@ -39,10 +39,9 @@ from ingest.pipeline import IngestOptions, ingest
 from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import Retrieval, retrieve_spans
-from service.settings import Settings, project_root
+from service.settings import PipelineSettings, Settings, project_root
 
 OUT = project_root() / "bench" / "out"
 KB = OUT / "eval-kb"

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ingest.batching import CallBatcher
 from ingest.traced_model import TracedEncoder, eager_vectors, trace_encoder
+from service.errors import KgsError
 from service.settings import EmbeddingSettings
 
 __all__ = ["Embedder", "EmbeddingError", "SentenceTransformerEmbedder", "model_location"]
@@ -23,8 +24,13 @@ __all__ = ["Embedder", "EmbeddingError", "SentenceTransformerEmbedder", "model_l
 _BUNDLED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(KgsError, RuntimeError):
     """The model could not be loaded or could not embed; ingestion continues lexical-only."""
+
+    http_status = 503
+
+    def public_detail(self) -> str:
+        return f"the embedding model is unavailable: {self}"
 
 
 class Embedder(Protocol):

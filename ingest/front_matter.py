@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from service.errors import KgsError
 from service.graph_model import RELATION_TYPES
 
 __all__ = ["FrontMatter", "KnowledgePointSpec", "RelationSpec", "parse_front_matter"]
@@ -48,7 +49,7 @@ class FrontMatter(msgspec.Struct, frozen=True):
     knowledge_points: tuple[KnowledgePointSpec, ...] = ()
 
 
-class FrontMatterError(ValueError):
+class FrontMatterError(KgsError, ValueError):
     def __init__(self, message: str, line: int) -> None:
         super().__init__(message)
         self.line = line

@@ -22,6 +22,7 @@ from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
 from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
 from ingest.writer import delete_document, prune_knowledge_points, write_unit
 from service.db.graph import Graph, WriteCounters
+from service.errors import KgsError
 from service.settings import IngestSettings
 
 __all__ = ["IngestOptions", "IngestReport", "InvalidScope", "Progress", "discover", "ingest"]
@@ -32,8 +33,10 @@ EMBEDDING_DISABLED = "disabled"
 _EMBED_CHUNK_PARAGRAPHS = 512  # paragraphs embedded together before their documents are written
 
 
-class InvalidScope(ValueError):
+class InvalidScope(KgsError, ValueError):
     """A scope name that is not letters, digits, '.', '_' and '-' (at most 64)."""
+
+    http_status = 400
 
 
 class IngestOptions(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,34 +14,20 @@ from typing import Any
 import msgspec
 
 from service.db import graph_session
-from service.db.cypher_registry import CypherRegistryError
 from service.db.graph import ReadOnlyViolation
-from service.db.local_server import LocalNeo4jError
-from service.db.schema import SchemaError
 from service.db.selection import local_server
-from service.evaluation import EvalFileError, EvalRequestError
+from service.errors import KgsError
+from service.evaluation import EvalFileError
 from service.evaluation.run import Ask
-from service.probes.cases import ProbeFileError
-from service.question.runner import QuestionError
 from service.settings import Settings, SettingsError
+from service.text.text_cache import configure_text_caches
 
 __all__ = ["main"]
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 # Errors with a message meant for the user; anything else is a bug and keeps its traceback.
-_USER_ERRORS = (
-    QuestionError,
-    ProbeFileError,
-    EvalFileError,
-    EvalRequestError,
-    LocalNeo4jError,
-    SettingsError,
-    CypherRegistryError,
-    ReadOnlyViolation,
-    SchemaError,
-    FileNotFoundError,
-)
+_USER_ERRORS = (KgsError, FileNotFoundError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("neo4j").setLevel(logging.WARNING)
     command: Callable[[argparse.Namespace, Settings], int] = args.run
     try:
-        return command(args, Settings.from_env())
+        settings = Settings.from_env()
+        configure_text_caches(settings.text_cache)
+        return command(args, settings)
     except _USER_ERRORS as error:
         print(f"kgs: {error}", file=sys.stderr)
         return EXIT_FAILURE
@@ -191,7 +179,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any], Any]:
     from ingest.embeddings import SentenceTransformerEmbedder
-    from service.question.runner import answer_question
+    from service.question.runner import answer_question, stage_settings
     from service.question.scope_choice import answer_best_scope, scopes_to_search
 
     embedder = (
@@ -205,10 +193,12 @@ def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any
             response = answer_best_scope(
                 graph, embedder, args.question, scopes=scopes, depth=args.depth,
                 top_k=args.top_k, candidates=settings.api.question_scope_candidates,
+                **stage_settings(settings),
             )  # fmt: skip
         else:
             response = answer_question(graph, embedder, args.question, scope=args.scope,
-                                       depth=args.depth, top_k=args.top_k)  # fmt: skip
+                                       depth=args.depth, top_k=args.top_k,
+                                       **stage_settings(settings))  # fmt: skip
         return response, graph.registry
 
 
@@ -281,7 +271,7 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 def _in_process_asker(settings: Settings) -> Iterator[Ask]:
     """The answer path of `kgs ask`, with one model and one driver for every question."""
     from ingest.embeddings import SentenceTransformerEmbedder
-    from service.question.runner import answer_question
+    from service.question.runner import answer_question, stage_settings
     from service.question.scope_choice import answer_best_scope, scopes_to_search
 
     embedder = (
@@ -297,8 +287,10 @@ def _in_process_asker(settings: Settings) -> Iterator[Ask]:
                 return answer_best_scope(
                     graph, embedder, question, scopes=scopes, top_k=top_k,
                     candidates=settings.api.question_scope_candidates,
+                    **stage_settings(settings),
                 )  # fmt: skip
-            return answer_question(graph, embedder, question, scope=scope, top_k=top_k)
+            return answer_question(graph, embedder, question, scope=scope, top_k=top_k,
+                                   **stage_settings(settings))  # fmt: skip
 
         yield ask
 

@@ -6,8 +6,18 @@ that cannot load) derives from KgsError, so the API maps them to problem+json in
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 __all__ = ["KgsError"]
 
 
 class KgsError(Exception):
     """An error of kgs itself, with a message fit to show the user."""
+
+    # What the API answers when one reaches a client: 4xx says what was wrong with the input;
+    # 500 (the default) hides the message, which is logged with the trace id.
+    http_status: ClassVar[int] = 500
+
+    def public_detail(self) -> str:
+        """The problem's `detail` (only for statuses below 500, and 503)."""
+        return str(self)

@@ -27,10 +27,10 @@ from typing import Literal
 import msgspec
 
 from service.answer.sentences import EvidenceSentence, is_artifact, public_text
-from service.pipeline.budgets import AnswerSettings
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.settings import AnswerSettings
 from service.text import tokens
 from service.text.relation_labels import compact_key
 

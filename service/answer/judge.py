@@ -19,9 +19,9 @@ import msgspec
 
 from service.answer.llm import LlmError
 from service.answer.sufficiency import SufficiencyReview
-from service.pipeline.budgets import AnswerSettings
 from service.pipeline.context_pack import RagContextPack, middle_truncate
 from service.pipeline.plan import QueryPlan
+from service.settings import AnswerSettings
 
 __all__ = ["JUDGE_SCHEMA", "ChatCompleter", "JudgeOutcome", "Verdict", "apply_verdict", "judge"]
 

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import msgspec
 
+from service.errors import KgsError
 from service.settings import LlmSettings
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-class LlmError(Exception):
+class LlmError(KgsError):
     reason = "error"
 
 

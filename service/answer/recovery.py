@@ -14,8 +14,8 @@ from collections import Counter
 import msgspec
 
 from service.answer.sufficiency import SufficiencyReview
-from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.context_pack import DEFAULT_PACK_POLICY, PackPolicy, RagContextPack
+from service.settings import AnswerSettings, PipelineSettings
 
 __all__ = [
     "MAX_RECOVERY_PASSES",

@@ -29,10 +29,10 @@ from service.answer.composer import Draft, DraftSentence, _as_draft, select
 from service.answer.injection import Finding, InjectionScan, scan_texts, screen_sentence
 from service.answer.sentences import EvidenceSentence, is_artifact, leaks_diagnostics
 from service.answer.sufficiency import SufficiencyReview
-from service.pipeline.budgets import AnswerSettings
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
 __all__ = ["GateResult", "ReleaseDecision", "ReleaseReview", "release", "review_release"]
@@ -76,6 +76,7 @@ def review_release(
     review: SufficiencyReview,
     context: GraphContext,
     *,
+    settings: AnswerSettings,
     abstaining: bool = False,
 ) -> list[GateResult]:
     sentences = draft.sentences
@@ -204,7 +205,7 @@ def review_release(
         )
     )
 
-    missing = [] if abstaining else _missing_dimensions(draft, plan, pool)
+    missing = [] if abstaining else _missing_dimensions(draft, plan, pool, settings)
     gates.append(
         GateResult(
             gate="rag_answer_completeness",
@@ -247,7 +248,9 @@ def release(
         # Revision must not bring an injection sentence back from the pool, and a profile
         # dimension only an injection sentence fills is not one the pack backs.
         pool = [e for e in pool if _evidence_finding(e, scan) is None]
-    first = review_release(draft, plan, pack, pool, review, context, abstaining=abstaining)
+    first = review_release(
+        draft, plan, pack, pool, review, context, settings=settings, abstaining=abstaining
+    )
     failed = tuple(g.gate for g in first if not g.passed)
     if not failed:
         return draft, ReleaseReview(method="release_gates_v1", action="abstained" if abstaining
@@ -262,11 +265,13 @@ def release(
         present = {e.citation_id for s in kept for e in s.evidence}
         for slot, sentence in select(draft.profile, plan, pool, settings):
             if sentence.citation_id not in present and slot in _missing_dimensions(
-                Draft(profile=draft.profile, sentences=tuple(kept + added)), plan, pool
+                Draft(profile=draft.profile, sentences=tuple(kept + added)), plan, pool, settings
             ):
                 added.extend(_as_draft([(slot, sentence)]))
     revised = Draft(profile=draft.profile, sentences=tuple(kept + added))
-    second = review_release(revised, plan, pack, pool, review, context, abstaining=abstaining)
+    second = review_release(
+        revised, plan, pack, pool, review, context, settings=settings, abstaining=abstaining
+    )
     action: Action = "revised"
     if any(not g.passed for g in second):
         # Contract: only sentences every gate accepts.
@@ -276,7 +281,9 @@ def release(
             profile=draft.profile,
             sentences=tuple(s for i, s in enumerate(revised.sentences) if i not in still),
         )
-        second = review_release(revised, plan, pack, pool, review, context, abstaining=abstaining)
+        second = review_release(
+            revised, plan, pack, pool, review, context, settings=settings, abstaining=abstaining
+        )
         action = "contracted"
     return revised, ReleaseReview(
         method="release_gates_v1",
@@ -355,10 +362,10 @@ def _intent_aligned(draft: Draft, plan: QueryPlan, pool: Sequence[EvidenceSenten
 
 
 def _missing_dimensions(
-    draft: Draft, plan: QueryPlan, pool: Sequence[EvidenceSentence]
+    draft: Draft, plan: QueryPlan, pool: Sequence[EvidenceSentence], settings: AnswerSettings
 ) -> list[str]:
     """Profile dimensions the pack backs but the draft omits."""
-    wanted = {slot for slot, _ in select(draft.profile, plan, pool, AnswerSettings())}
+    wanted = {slot for slot, _ in select(draft.profile, plan, pool, settings)}
     have = {s.slot for s in draft.sentences}
     dims: tuple[str, ...]
     if draft.profile == "how_to":

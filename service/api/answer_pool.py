@@ -37,10 +37,12 @@ from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelAddress, ModelClient
 from service.db.graph import Graph
 from service.db.selection import Connection
+from service.errors import KgsError
 from service.pipeline.plan import Depth
-from service.question.runner import QueryEmbedder, answer_question
+from service.question.runner import QueryEmbedder, answer_question, stage_settings
 from service.question.scope_choice import answer_best_scope
 from service.settings import Settings
+from service.text.text_cache import configure_text_caches
 
 __all__ = ["AnswerJob", "AnswerPool", "answer_job"]
 
@@ -60,13 +62,16 @@ class AnswerJob(msgspec.Struct, frozen=True, kw_only=True):
     trace_id: str
 
 
-def answer_job(graph: Graph, embedder: QueryEmbedder | None, job: AnswerJob) -> dict[str, Any]:
+def answer_job(
+    graph: Graph, embedder: QueryEmbedder | None, job: AnswerJob, settings: Settings
+) -> dict[str, Any]:
     """The answer, in a worker process or a thread of the service."""
     if job.scope is not None:
         return answer_question(graph, embedder, job.query, scope=job.scope, depth=job.depth,
-                               top_k=job.top_k)  # fmt: skip
+                               top_k=job.top_k, **stage_settings(settings))  # fmt: skip
     return answer_best_scope(graph, embedder, job.query, scopes=job.scopes, depth=job.depth,
-                             top_k=job.top_k, candidates=job.scope_candidates)  # fmt: skip
+                             top_k=job.top_k, candidates=job.scope_candidates,
+                             **stage_settings(settings))  # fmt: skip
 
 
 class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,7 +83,7 @@ class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
     neo4j_error: str | None  # counted in the service's metrics (a worker's are not scraped)
 
 
-class WorkerStopped(RuntimeError):
+class WorkerStopped(KgsError, RuntimeError):
     """The worker holding an answer exited before it sent the answer back."""
 
 
@@ -208,6 +213,7 @@ def _open_worker(
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the service stops us
     configure_json_logging()
+    configure_text_caches(settings.text_cache)
     opened = service_graph(settings, connection), ModelClient(model) if model else None
     freeze_startup_objects()
     return opened
@@ -244,17 +250,17 @@ def _worker_main(
             if message is None:
                 break
             number, job = message
-            pool.submit(_run_job, graph, model_client, job).add_done_callback(
+            pool.submit(_run_job, graph, model_client, job, settings).add_done_callback(
                 partial(reply, number)
             )
 
 
 def _run_job(
-    graph: Graph, model: ModelClient | None, job: AnswerJob
+    graph: Graph, model: ModelClient | None, job: AnswerJob, settings: Settings
 ) -> dict[str, Any] | WorkerProblem:
     token = trace_id_var.set(job.trace_id)  # logs and problems carry the request's id
     try:
-        return answer_job(TracedGraph(graph, job.trace_id), model, job)
+        return answer_job(TracedGraph(graph, job.trace_id), model, job, settings)
     except Exception as error:  # every failure crosses the boundary as its problem
         answer = problem_for(error)  # logs a bug with its traceback, here in the worker
         return WorkerProblem(

@@ -23,6 +23,7 @@ from litestar import HttpMethod, MediaType, Request, Response, route
 
 from service.api.state import AppResources
 from service.db.cypher_registry import CypherRegistry
+from service.errors import KgsError
 
 __all__ = ["GUIDE_PATH", "GuideError", "browser_guide", "render_guide"]
 
@@ -34,7 +35,7 @@ _CORS = {"Access-Control-Allow-Origin": "*"}
 _PREFLIGHT_MAX_AGE_S = 600
 
 
-class GuideError(ValueError):
+class GuideError(KgsError, ValueError):
     """The guide template names a statement that is missing or has no `:param` lines."""
 
 

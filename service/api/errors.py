@@ -1,10 +1,10 @@
 """Every error as RFC 9457 problem details (application/problem+json), mapped in one place.
 
     HTTPException (Litestar: validation 400, 401, 403, 404, 405, 413, 415) -> its own status
-    QuestionError, InvalidScope (unusable input found deeper down)       -> 400
+    KgsError (service/errors.py)                      -> its http_status: QuestionError and
+        InvalidScope 400 (unusable input found deeper down), EmbeddingError 503, others 500
     neo4j DriverError, transient Neo4jError (database unreachable)       -> 503, Retry-After
     Neo4jError "transaction timed out", or ended waiting for a lock      -> 504
-    EmbeddingError (the query embedding model failed)                    -> 503
     anything else (a bug)                                       -> 500, traceback in the log
 
 Problem bodies carry the request's traceId, so a client can quote it and the logs show the cause.
@@ -24,11 +24,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException
 from neo4j.exceptions import DriverError, Neo4jError
 
-from ingest.embeddings import EmbeddingError
-from ingest.pipeline import InvalidScope
 from service.api.context import current_trace_id
 from service.api.metrics import count_neo4j_error
-from service.question.runner import QuestionError
+from service.errors import KgsError
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
@@ -120,21 +118,18 @@ def _from_neo4j(error: Exception) -> ProblemDetailsException:
     return problem(500, "the database reported an error (see the service log by traceId)")
 
 
-def _from_embedding(error: EmbeddingError) -> ProblemDetailsException:
-    return problem(503, f"the embedding model is unavailable: {error}")
-
-
-def _from_input(error: Exception) -> ProblemDetailsException:
-    return problem(400, str(error))
+def _from_kgs(error: KgsError) -> ProblemDetailsException:
+    if error.http_status < 500 or error.http_status == 503:
+        return problem(error.http_status, error.public_detail())
+    log.error("kgs error: %s", error, exc_info=error)
+    return problem(error.http_status, "unexpected error (see the service log by traceId)")
 
 
 _MAPPING: dict[type[Exception], Callable[[Any], ProblemDetailsException]] = {
     HTTPException: _from_http,
     DriverError: _from_neo4j,
     Neo4jError: _from_neo4j,
-    EmbeddingError: _from_embedding,
-    QuestionError: _from_input,
-    InvalidScope: _from_input,
+    KgsError: _from_kgs,  # each kind says its status (service/errors.py)
 }
 
 

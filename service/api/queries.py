@@ -114,7 +114,7 @@ async def run_answer(
         async with resources.answer_limiter or nullcontext():
             response = await resources.answer_pool.answer(job)
     else:
-        work = partial(answer_job, graph, resources.embedder, job)
+        work = partial(answer_job, graph, resources.embedder, job, resources.settings)
         response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id

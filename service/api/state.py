@@ -22,6 +22,7 @@ from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
 from service.settings import Settings
+from service.text.text_cache import configure_text_caches
 
 __all__ = ["AppResources", "lifespan"]
 
@@ -56,6 +57,7 @@ class AppResources:
         self._scope_locks: dict[str, anyio.Lock] = {}
 
     def open(self) -> None:
+        configure_text_caches(self.settings.text_cache)
         if self._owns_graph:
             self._open_graph()
         self.ensure_schema()

@@ -28,6 +28,7 @@ from neo4j import (
 from neo4j.exceptions import ClientError, DriverError, Neo4jError
 
 from service.db.cypher_registry import CypherRegistry, Statement
+from service.errors import KgsError
 from service.settings import Neo4jSettings
 
 __all__ = [
@@ -74,7 +75,7 @@ def _row(record: Record) -> Row:
     return record.data()
 
 
-class ReadOnlyViolation(PermissionError):
+class ReadOnlyViolation(KgsError, PermissionError):
     """A statement that writes was sent down a read-only path."""
 
 

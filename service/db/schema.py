@@ -7,6 +7,7 @@ import time
 import msgspec
 
 from service.db.graph import Graph
+from service.errors import KgsError
 
 __all__ = ["SchemaError", "apply_schema", "index_report"]
 
@@ -26,7 +27,7 @@ KGS_INDEXES = frozenset(
 _POLL_INTERVAL_S = 0.25
 
 
-class SchemaError(RuntimeError):
+class SchemaError(KgsError, RuntimeError):
     """An index failed to populate or did not come ONLINE in time."""
 
 

@@ -16,12 +16,14 @@ from typing import Annotated
 
 import msgspec
 
+from service.errors import KgsError
+
 __all__ = ["EvalFileError", "EvalQuestion", "read_questions"]
 
 MAX_QUESTIONS = 100_000  # a file this long is almost certainly not a question set
 
 
-class EvalFileError(ValueError):
+class EvalFileError(KgsError, ValueError):
     """The question file cannot be used; the message names the file and line."""
 
 

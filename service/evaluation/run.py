@@ -11,6 +11,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from service.errors import KgsError
 from service.evaluation.questions import EvalQuestion
 from service.evaluation.scoring import Outcome, token_f1
 
@@ -21,7 +22,7 @@ Ask = Callable[[str, str | None, int], dict[str, Any]]
 HTTP_TIMEOUT_S = 120.0
 
 
-class EvalRequestError(RuntimeError):
+class EvalRequestError(KgsError, RuntimeError):
     """The API refused or failed a question; the message carries its problem detail."""
 
 

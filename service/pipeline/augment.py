@@ -32,7 +32,6 @@ from typing import Any
 import msgspec
 
 from service.db.graph import Graph
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.conflicts import (
     Conflict,
     ConflictSettings,
@@ -44,6 +43,7 @@ from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDeci
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
 from service.pipeline.retrieval import Hit, Retrieval
+from service.settings import PipelineSettings
 from service.text.facts import Fact, Passage
 from service.text.spans import best_span, citation_id, term_keys
 
@@ -191,7 +191,7 @@ def _window(
     hit: Hit,
     radius: int,
     taken: set[str],
-    structured_radius: int = PipelineSettings().window_paragraphs_structured,
+    structured_radius: int,
 ) -> list[Row]:
     """Paragraphs within `radius` of the hit inside its top section, in reading order
     (`structured_radius` inside tables, code and Mermaid)."""

@@ -17,9 +17,9 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from service.db.graph import Graph
 from service.pipeline.background import read_in_background
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import Intent, QueryPlan
 from service.pipeline.retrieval import Retrieval
+from service.settings import PipelineSettings
 from service.text.relation_labels import compact_key
 
 __all__ = [

@@ -23,10 +23,10 @@ import msgspec
 from neo4j.exceptions import ClientError
 
 from service.db.graph import Graph
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.plan import QueryPlan
 from service.scope import scope_fulltext_index, scope_key, scope_vector_index
+from service.settings import PipelineSettings
 from service.text.relation_labels import compact_key
 from service.text.spans import best_span, citation_id, relevant_segments
 

@@ -20,6 +20,7 @@ import msgspec
 import yaml
 from msgspec import UNSET, UnsetType
 
+from service.errors import KgsError
 from service.graph_model import RELATION_TYPES
 from service.pipeline.evidence import DecisionStatus, Role, SourceBoundary
 from service.pipeline.plan import Depth
@@ -63,7 +64,7 @@ _CaseId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
 MIN_PARAPHRASES = 3
 
 
-class ProbeFileError(ValueError):
+class ProbeFileError(KgsError, ValueError):
     """A probe case file that cannot be read, is not valid YAML or breaks the case format."""
 
     def __init__(self, path: Path, message: str) -> None:

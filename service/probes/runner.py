@@ -22,7 +22,7 @@ from service.probes.checks import (
     paraphrase_summary_line,
     summary_line,
 )
-from service.question.runner import answer_question
+from service.question.runner import answer_question, stage_settings
 from service.settings import Settings
 
 __all__ = ["run_probes"]
@@ -48,7 +48,12 @@ def run_probes(
 
     def ask(case: ProbeCase, question: str) -> dict[str, Any]:
         response = answer_question(
-            graph, embedder, question, scope=scope_prefix + case.scope, depth=case.depth
+            graph,
+            embedder,
+            question,
+            scope=scope_prefix + case.scope,
+            depth=case.depth,
+            **stage_settings(settings),
         )
         for citation in response["citations"]:
             citation["path"] = citation["path"].removeprefix(scope_prefix)

@@ -13,7 +13,7 @@ import functools
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 import msgspec
 
@@ -39,8 +39,8 @@ from service.answer.sufficiency import (
     review_sufficiency,
 )
 from service.db.graph import Graph
+from service.errors import KgsError
 from service.pipeline.augment import Augmentation, augment_documents
-from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.context_pack import (
     DEFAULT_PACK_POLICY,
     PackPolicy,
@@ -51,7 +51,7 @@ from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Hit, Retrieval, retrieve_spans
 from service.question import trace
-from service.settings import Settings
+from service.settings import AnswerSettings, ConflictSettings, PipelineSettings, Settings
 from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
@@ -59,16 +59,34 @@ __all__ = [
     "QueryEmbedder",
     "QuestionError",
     "Retrieved",
+    "StageSettings",
     "answer_question",
     "check_question",
     "default_llm",
     "embed_in_background",
     "embed_in_chunks",
+    "stage_settings",
 ]
 
 
-class QuestionError(ValueError):
+class StageSettings(TypedDict):
+    """The sections of Settings that answer_question and answer_best_scope take."""
+
+    settings: PipelineSettings
+    answer_settings: AnswerSettings
+    conflict_settings: ConflictSettings
+
+
+def stage_settings(settings: Settings) -> StageSettings:
+    """`settings`' evidence, answer and conflict sections, as keyword arguments."""
+    return StageSettings(settings=settings.pipeline, answer_settings=settings.answer,
+                         conflict_settings=settings.conflicts)  # fmt: skip
+
+
+class QuestionError(KgsError, ValueError):
     """The question itself is unusable (empty, too long); the message says why."""
+
+    http_status = 400
 
 
 class QueryEmbedder(Protocol):
@@ -131,6 +149,7 @@ def answer_question(
     top_k: int | None = None,
     settings: PipelineSettings | None = None,
     answer_settings: AnswerSettings | None = None,
+    conflict_settings: ConflictSettings | None = None,
     llm: ChatCompleter | bool | None = True,
     retrieved: Retrieved | None = None,
 ) -> dict[str, Any]:
@@ -173,7 +192,9 @@ def answer_question(
         nonlocal support, validity  # read once, on the first pass
         context = build_graph_context(run, plan, retrieval, pass_settings)
         lap("graphContext")
-        augmentation = augment_documents(run, plan, retrieval, context, pass_settings)
+        augmentation = augment_documents(
+            run, plan, retrieval, context, pass_settings, conflict_settings
+        )
         lap("augmentation")
         pack = build_context_pack(
             augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,

@@ -52,7 +52,6 @@ import msgspec
 
 from service.answer.judge import ChatCompleter
 from service.db.graph import Graph
-from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Retrieval, lucene_query, retrieve_spans
 from service.question.runner import (
@@ -64,10 +63,8 @@ from service.question.runner import (
     embed_in_background,
 )
 from service.scope import scope_key
-from service.settings import ApiSettings
+from service.settings import AnswerSettings, ConflictSettings, PipelineSettings
 from service.text.relation_labels import compact_key
-
-DEFAULT_SCOPE_CANDIDATES = ApiSettings().question_scope_candidates
 
 __all__ = [
     "PreRank",
@@ -137,8 +134,9 @@ def answer_best_scope(
     top_k: int | None = None,
     settings: PipelineSettings | None = None,
     answer_settings: AnswerSettings | None = None,
+    conflict_settings: ConflictSettings | None = None,
     llm: ChatCompleter | bool | None = True,
-    candidates: int = DEFAULT_SCOPE_CANDIDATES,
+    candidates: int,
 ) -> dict[str, Any]:
     """The answer response of answer_question, from the scope among `scopes` (all readable by
     the caller) whose evidence is closest to the question; the trace says which and why.
@@ -186,7 +184,8 @@ def answer_best_scope(
                           timings_ms=timings)  # fmt: skip
     response = answer_question(
         run, embedder, query, scope=chosen, depth=depth, top_k=top_k, settings=settings,
-        answer_settings=answer_settings, llm=llm, retrieved=retrieved,
+        answer_settings=answer_settings, conflict_settings=conflict_settings, llm=llm,
+        retrieved=retrieved,
     )  # fmt: skip
     trace = response["trace"]
     trace["scopeChoice"] = {

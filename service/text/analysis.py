@@ -27,7 +27,7 @@ from typing import Literal
 
 import msgspec
 
-from service.text.text_cache import ANALYSIS_CACHE_PARAGRAPHS
+from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "ANALYSIS_VERSION",
@@ -164,7 +164,7 @@ def _unpack_offsets(data: bytes) -> array[int]:
 
 # Decoded once per paragraph while it is in use: the facts, the tokens and the profile of one
 # paragraph are asked for separately. Bytes hash once (CPython keeps the hash).
-@functools.lru_cache(maxsize=ANALYSIS_CACHE_PARAGRAPHS)
+@paragraph_cache("analysis")
 def decode_analysis(data: bytes) -> DecodedAnalysis | None:
     """The stored analysis, or None when there is none, it is unreadable or of another
     version (the caller then computes from the text)."""

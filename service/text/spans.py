@@ -10,7 +10,6 @@ weak paragraph sandwiched between strong ones is kept while an isolated weak one
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from typing import Protocol
 
 import msgspec
 
-from service.text.text_cache import TEXT_CACHE_PARAGRAPHS
+from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "Segment",
@@ -104,7 +103,7 @@ def split_sentences(text: str) -> list[Sentence]:
 
 # Paragraph texts recur across questions (the same documents are read again and again), and
 # splitting is pure: keep the recent results.
-@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
+@paragraph_cache("text")
 def _sentences(text: str) -> tuple[Sentence, ...]:
     sentences: list[Sentence] = []
     for start, body, end, whole in _units(text):

@@ -22,9 +22,8 @@ from service.api import create_app
 from service.api.auth import hash_key
 from service.api.state import AppResources
 from service.db import Graph
-from service.pipeline.budgets import PipelineSettings
 from service.question.scope_choice import answer_best_scope
-from service.settings import ApiKey, ApiSettings, Settings
+from service.settings import ApiKey, ApiSettings, PipelineSettings, Settings
 from tests.integration.conftest import delete_scope
 
 A = f"qs-a-{uuid.uuid4().hex[:8]}"

@@ -10,11 +10,10 @@ import pytest
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
-from service.pipeline.budgets import PipelineSettings
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
 from service.scope import scope_label, scope_vector_index
-from service.settings import IngestSettings
+from service.settings import IngestSettings, PipelineSettings
 
 THRESHOLD = IngestSettings(scope_vector_index_min_paragraphs=6, scope_label_batch_paragraphs=2)
 TOPICS = ["kettles boil water", "routers forward packets", "glaciers carve valleys",

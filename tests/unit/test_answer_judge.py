@@ -8,8 +8,7 @@ import pytest
 
 from service.answer.judge import apply_verdict, judge
 from service.answer.llm import ChatClient, LlmHttpError, LlmTimeout, client_from_settings
-from service.pipeline.budgets import AnswerSettings
-from service.settings import LlmSettings
+from service.settings import AnswerSettings, LlmSettings
 from tests.fake_llm import Reply, fake_llm, verdict
 from tests.unit.answer_fixtures import borderline_review, pack_of, plan_for
 

@@ -19,8 +19,8 @@ from service.answer.sufficiency import (
     residual_cosines,
     review_sufficiency,
 )
-from service.pipeline.budgets import AnswerSettings, PipelineSettings
 from service.pipeline.evidence import SourceDecision
+from service.settings import AnswerSettings, PipelineSettings
 from tests.unit.answer_fixtures import (
     DOC,
     SOURCE,
@@ -482,7 +482,10 @@ def test_unsupported_and_leaking_sentences_are_revised_out() -> None:
                       evidence=(pool[0],)),
     ))  # fmt: skip
     review = _review("what is water glass?")
-    gates = {g.gate: g for g in review_release(bad, plan, pack, pool, review, context())}
+    gates = {
+        g.gate: g
+        for g in review_release(bad, plan, pack, pool, review, context(), settings=SETTINGS)
+    }
     assert not gates["rag_claim_citation_support"].passed
     assert not gates["diagnostic_leakage"].passed
     released, result = release(bad, plan, pack, pool, review, context(), settings=SETTINGS)
@@ -499,7 +502,10 @@ def test_how_to_draft_missing_prerequisite_fails_completeness_and_is_revised() -
     partial = Draft(profile="how_to",
                     sentences=tuple(s for s in full.sentences if s.slot == "step"))  # fmt: skip
     review = _review("how to apply water glass?")
-    gates = {g.gate: g for g in review_release(partial, plan, pack, pool, review, context())}
+    gates = {
+        g.gate: g
+        for g in review_release(partial, plan, pack, pool, review, context(), settings=SETTINGS)
+    }
     assert not gates["rag_answer_completeness"].passed
     revised, result = release(partial, plan, pack, pool, review, context(), settings=SETTINGS)
     assert result.action == "revised" and result.added

@@ -35,11 +35,13 @@ def test_direct_support_keeps_the_span_offsets_and_line() -> None:
 def test_window_stays_inside_the_section_and_skips_taken_and_code() -> None:
     rows = [_row(i, ("Doc", "A") if i < 8 else ("Doc", "B")) for i in range(12)]
     rows[4]["kind"] = "code"
-    window = _window(rows, _hit(5, ("Doc", "A")), radius=5, taken={"p5", "p6"})
+    window = _window(rows, _hit(5, ("Doc", "A")), radius=5, taken={"p5", "p6"}, structured_radius=2)
     assert [r["ordinal"] for r in window] == [0, 1, 2, 3, 7]
 
 
 def test_window_is_narrow_inside_tables() -> None:
     rows = [_row(i, ("Doc", "A")) for i in range(12)]
-    window = _window(rows, _hit(5, ("Doc", "A"), kind="table"), radius=5, taken={"p5"})
+    window = _window(
+        rows, _hit(5, ("Doc", "A"), kind="table"), radius=5, taken={"p5"}, structured_radius=2
+    )
     assert [r["ordinal"] for r in window] == [3, 4, 6, 7]

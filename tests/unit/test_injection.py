@@ -18,9 +18,9 @@ from service.answer.injection import (
 from service.answer.release import release, review_release
 from service.answer.sentences import evidence_sentences
 from service.answer.sufficiency import review_sufficiency
-from service.pipeline.budgets import BUDGETS, AnswerSettings
+from service.pipeline.budgets import BUDGETS
 from service.pipeline.context_pack import build_context_pack
-from service.settings import project_root
+from service.settings import AnswerSettings, project_root
 from tests.unit.answer_fixtures import context, fragment, plan_for, rows
 
 SETTINGS = AnswerSettings()
@@ -261,7 +261,12 @@ def _draft(pool, *texts: str) -> Draft:  # type: ignore[no-untyped-def]
 def test_release_drops_injection_sentences_and_records_why() -> None:
     plan, pack, pool, review = _sundial()
     draft = _draft(pool, "A sundial tells", "Reply only", "Members of", "Sundial time")
-    gates = {g.gate: g for g in review_release(draft, plan, pack, pool, review, context())}
+    gates = {
+        g.gate: g
+        for g in review_release(
+            draft, plan, pack, pool, review, context(), settings=AnswerSettings()
+        )
+    }
     assert not gates["prompt_injection_relay"].passed
     assert gates["prompt_injection_relay"].sentences == (1, 2)
     released, result = release(draft, plan, pack, pool, review, context(), settings=SETTINGS)

@@ -11,8 +11,8 @@ import msgspec
 
 from service.answer.sufficiency.model import AnswerabilityFeatures, EvidenceSupport, _norm, cosine
 from service.answer.sufficiency.terms import _has_term, _share, _stems
-from service.pipeline.budgets import AnswerSettings
 from service.pipeline.plan import QueryPlan
+from service.settings import AnswerSettings
 
 __all__ = ["answerability_features", "cosine", "residual_cosines"]
 

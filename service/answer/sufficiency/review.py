@@ -20,11 +20,11 @@ from service.answer.sufficiency.model import (
     Status,
     SufficiencyReview,
 )
-from service.pipeline.budgets import AnswerSettings
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
 __all__ = ["review_sufficiency", "stale_documents"]

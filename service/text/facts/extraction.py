@@ -4,7 +4,6 @@ paragraph, and bound back from the analysis stored per paragraph at ingest
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 
 import msgspec
@@ -33,7 +32,7 @@ from service.text.facts.model import NO_TOKENS, Fact, FactSettings, ParagraphTok
 from service.text.facts.qualifiers import qualifiers
 from service.text.facts.words import WordToken, _passage_tokens, _text_anchors, _text_tokens
 from service.text.spans import split_sentences
-from service.text.text_cache import TEXT_CACHE_PARAGRAPHS
+from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "FactHead",
@@ -142,7 +141,7 @@ def _unbound_facts(passage: Passage, settings: FactSettings) -> Sequence[StoredF
 # Facts extracted from a passage's text when it has no stored analysis (or the settings are
 # not the default ones the analysis was made with): the same documents are scanned question
 # after question, and extraction is pure (numbered from 0; bind_facts renumbers them).
-@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
+@paragraph_cache("text")
 def _cached_passage_facts(passage: Passage, settings: FactSettings) -> tuple[Fact, ...]:
     return tuple(_passage_facts(passage, settings))
 

@@ -8,21 +8,13 @@ from typing import overload
 
 import msgspec
 
+from service.settings import FactSettings
 from service.text.analysis import (
     FactKind,
     Scope,
 )
 
 __all__ = ["Fact", "FactSettings", "ParagraphTokens", "Passage"]
-
-
-class FactSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Limits of fact extraction; each bounds work on one question's documents."""
-
-    max_facts_per_document: int = 400  # attribute and aligned facts kept per document
-    max_sentence_chars: int = 1200  # longer units (tables, run-on lists) are not read for facts
-    aligned_context_tokens: int = 3  # words each side of an aligned fact's value (its frame)
-    max_value_tokens: int = 5  # longest value token run of an aligned fact
 
 
 class Passage(msgspec.Struct, frozen=True, kw_only=True):

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import bisect
-import functools
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -23,7 +22,7 @@ from service.text.facts.aligned import (
     norm_token,
 )
 from service.text.facts.model import Passage
-from service.text.text_cache import TEXT_CACHE_PARAGRAPHS
+from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "DocumentProfile",
@@ -169,7 +168,7 @@ def _profile(passages: Iterable[Passage]) -> DocumentProfile:
     return DocumentProfile(anchors=frozenset(anchors), words=frozenset(words))
 
 
-@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
+@paragraph_cache("text")
 def _text_anchors(text: str) -> frozenset[str]:
     """The normalised names and figures of a text (single letters left out: initials)."""
     return frozenset(
@@ -179,7 +178,7 @@ def _text_anchors(text: str) -> frozenset[str]:
     )
 
 
-@functools.lru_cache(maxsize=TEXT_CACHE_PARAGRAPHS)
+@paragraph_cache("text")
 def _text_tokens(text: str) -> tuple[tuple[str, ...], array[int]]:
     """Each token's normalised form and its (start, end) offsets, cached like the facts (the
     same documents are scanned question after question). Compact on purpose: interned words

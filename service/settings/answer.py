@@ -1,0 +1,87 @@
+"""Named limits of the answer stages (KGS_ANSWER_*)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from service.settings.environment import SIGNED, ZERO_ALLOWED
+
+__all__ = ["AnswerSettings"]
+
+
+class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Named limits of the answer stages (service/answer/): sufficiency thresholds, the judge's
+    bounds, the one recovery pass and the public answer's size."""
+
+    # Sufficiency: share of the question's key terms that direct support must cover.
+    sufficient_coverage: float = 0.6
+    borderline_coverage: float = 0.3
+    # Answerability: a logistic score over the features of the best hit (AnswerabilityFeatures
+    # in service/answer/sufficiency.py), weights fitted on half A of ClapNQ dev
+    # (bench/clapnq_answers.py --fit). Refitting the weights on every public set at once
+    # (bench/fit_answerability.py) did worse on the held-out sets than these weights with
+    # thresholds calibrated across the sets, so only the thresholds are chosen across sets
+    # (bench/fit_answerability.py --calibrate-only, on the fit halves): below
+    # `answerability_threshold` the question is declined (the highest threshold at which no
+    # public set's fit half refuses more than 5% of its answerable questions); between it and
+    # `answerability_confident_threshold` the answer is partial, with a caveat. Figures in
+    # docs/benchmarks.md.
+    answerability_paragraph_weight: Annotated[float, SIGNED] = 19.358
+    answerability_topic_weight: Annotated[float, SIGNED] = -0.854
+    answerability_sentence_weight: Annotated[float, SIGNED] = 3.364
+    answerability_second_sentence_weight: Annotated[float, SIGNED] = 0.0
+    answerability_residual_sentence_weight: Annotated[float, SIGNED] = 6.737
+    answerability_sentence_coverage_weight: Annotated[float, SIGNED] = 0.0
+    answerability_paragraph_coverage_weight: Annotated[float, SIGNED] = 0.0
+    answerability_off_topic_coverage_weight: Annotated[float, SIGNED] = 0.0
+    answerability_answer_type_weight: Annotated[float, SIGNED] = 0.0
+    answerability_fulltext_weight: Annotated[float, SIGNED] = 0.0
+    answerability_vector_weight: Annotated[float, SIGNED] = 0.0
+    answerability_margin_weight: Annotated[float, SIGNED] = 0.0
+    answerability_hits_lift_weight: Annotated[float, SIGNED] = 0.0
+    answerability_sentence_lift_weight: Annotated[float, SIGNED] = 0.0
+    answerability_best_hit_weight: Annotated[float, SIGNED] = 0.0
+    answerability_bias: Annotated[float, SIGNED] = -18.869
+    answerability_sentences: int = 10  # sentences of the best paragraph embedded for the gate
+    # Those texts go to the model this many at a time: the model runs one call at a time, and a
+    # whole batch (21 texts) made every other answer's question embedding wait behind it.
+    answerability_embed_chunk_texts: int = 4
+    answerability_threshold: Annotated[float, ZERO_ALLOWED] = (
+        0.079  # probability; 0 disables the gate
+    )
+    answerability_confident_threshold: float = 0.5  # below it (and above the gate): partial
+    # The judge (only with a provider configured).
+    judge_candidates: int = 10  # fragments serialised for the judge
+    judge_candidate_chars: int = 600  # per candidate, middle-truncated
+    judge_reason_chars: int = 300  # longest reason kept from the judge
+    # Recovery: at most one pass, with these increments over the first pass.
+    recovery_passes: Annotated[int, ZERO_ALLOWED] = 1  # 0 disables recovery; more than 1 is refused
+    recovery_window_paragraphs: int = 3  # added to every local window radius
+    recovery_graph_neighbours: int = 1  # added per direction
+    recovery_parent_sections: int = 3  # more sections read whole as parent context
+    recovery_reserve_share: float = 0.4  # pack share held for parent/graph context (from 0.25)
+    # Public answer size (one message).
+    answer_sentences: int = 8
+    how_to_steps: int = 8
+    answer_chars: int = 1800
+    # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
+    # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.
+    generic_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7  # longest passage
+    generic_passage_before: int = 1  # sentences added before the first chosen one
+    generic_passage_after: int = 2  # and after the last
+    # The same rule for the other profiles, each around its own lead sentence: the definition
+    # after its defining sentence, the causal answer around its lead, each compared side within
+    # its own paragraph. Fillers are cited like any sentence; 0 turns a profile's passage off.
+    definition_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7
+    definition_passage_before: int = 1
+    definition_passage_after: int = 2
+    causal_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7
+    causal_passage_before: int = 1
+    causal_passage_after: int = 2
+    compare_passage_sentences: Annotated[int, ZERO_ALLOWED] = (
+        4  # per side: half of answer_sentences
+    )
+    compare_passage_before: int = 1
+    compare_passage_after: int = 2

