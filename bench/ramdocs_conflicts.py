@@ -7,7 +7,7 @@ Each RAMDocs question with its own documents becomes one scope (`ramdocs-NNN`, o
 file per document under the git-ignored bench/out/ramdocs-kb/, types and answers left out),
 ingested with the project's ingest() and real embeddings. Two modes, on the same graph:
 
-- scan: the conflict mechanism alone (service/pipeline/conflicts.py) over every paragraph of
+- scan: the conflict mechanism alone (service/pipeline/conflicts/) over every paragraph of
   every document of the question, read through the same Cypher as the pipeline
   (evidence/document_paragraphs), with the question's terms for relevance and every document
   counted as selected;

@@ -4,7 +4,7 @@
 // reading order, for small-to-big windows around spans and for neighbour evidence. One row per
 // document with its paragraphs as a list of maps (a row per paragraph cost twice the time in
 // the driver). `analysis` is the paragraph's text analysis stored at ingest (bytes,
-// service/pipeline/analysis.py): the conflict scan decodes it instead of extracting again.
+// service/text/analysis.py): the conflict scan decodes it instead of extracting again.
 // :param documentIds => ['d_...']
 UNWIND $documentIds AS documentId
 MATCH (d:Document {id: documentId})

@@ -1,6 +1,6 @@
 // mode: read
 // returns: scope, bestCosine, method
-// Pre-ranking of a question without a scope (service/pipeline/scope_choice.py): for each of
+// Pre-ranking of a question without a scope (service/question/scope_choice.py): for each of
 // $scopes (the caller's readable scopes; no other scope is read or returned), the best cosine
 // of the question's embedding to its paragraphs, best first. One rule, explicit and bounded:
 // while $scopes hold at most $exactMaxParagraphs paragraphs (counted up to one more) the cosine

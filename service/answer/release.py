@@ -3,7 +3,7 @@
 Gates: evidence_sufficiency, graph_support, query_intent_alignment, structured_contradiction,
 graph_order_consistency, causal_consistency, comparison_consistency, temporal_validity,
 diagnostic_leakage, prompt_injection_relay (no sentence is an instruction to a model or carries an
-output such an instruction in the pack or the draft demands; service/answer/injection.py),
+output such an instruction in the pack or the draft demands; service/answer/injection/),
 abstention_hygiene, rag_answer_completeness (profile-specific) and rag_claim_citation_support
 (each sentence supported by citation-backed evidence).
 

@@ -55,6 +55,6 @@ def render_explain(calls: Sequence[Mapping[str, Any]], registry: CypherRegistry)
             stage = current
             lines += ["", f"// ===== {stage} ====="]
         lines.append(f"// {name}.cypher: {call['rows']} rows in {call['elapsedMs']} ms")
-        lines += [f":param {k} => {cypher_literal(v)}" for k, v in call["parameters"].items()]
+        lines += [f":param {k} => {cypher_literal(v)};" for k, v in call["parameters"].items()]
         lines += [registry.get(name).text + ";", ""]
     return "\n".join(lines).strip() + "\n"

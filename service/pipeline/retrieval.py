@@ -1,6 +1,9 @@
 """retrieve_spans: relevant span extraction over paragraphs of one scope.
 
-Three channels, fused with reciprocal rank fusion (RRF):
+Three channels, fused by `PipelineSettings.fusion`: "score" (the default) min-max normalises each
+channel's scores within the question and adds them with the channel weights (vector 0.6,
+full-text 0.4, knowledge point 0.2); "rrf" is weighted reciprocal rank fusion (see
+`fuse_channels`). The channels:
 - full-text (BM25 over paragraph text and heading path, the question's terms expanded with the
   titles and aliases of the knowledge points it names), scored with the scope's own statistics:
   exactly by the service in small scopes (service/pipeline/lexical.py), in the scope's own

@@ -19,7 +19,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     sufficient_coverage: float = 0.6
     borderline_coverage: float = 0.3
     # Answerability: a logistic score over the features of the best hit (AnswerabilityFeatures
-    # in service/answer/sufficiency.py), weights fitted on half A of ClapNQ dev
+    # in service/answer/sufficiency/), weights fitted on half A of ClapNQ dev
     # (bench/clapnq_answers.py --fit). Refitting the weights on every public set at once
     # (bench/fit_answerability.py) did worse on the held-out sets than these weights with
     # thresholds calibrated across the sets, so only the thresholds are chosen across sets

@@ -30,7 +30,7 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_query_chars: int = 2000
     max_top_k: int = 50
     # A question without a scope considers every readable scope holding documents: one statement
-    # pre-ranks them all (service/pipeline/scope_choice.py), so the cost grows little with their
+    # pre-ranks them all (service/question/scope_choice.py), so the cost grows little with their
     # number; with more than this many it is refused (400: name a scope). `kgs ask` too.
     max_question_scopes: int = 1000
     # The full retrieval (one per scope) runs only in this many of them, the best pre-ranked,

@@ -142,7 +142,7 @@ def test_explain_prints_replayable_cypher(
         graph, embedder, "compare water glass and plastic cup", scope=scopes["waterglass"]
     )
     text = render_explain(response["trace"]["cypher"], graph.registry)
-    assert ":param scope => '" + scopes["waterglass"] + "'" in text
+    assert ":param scope => '" + scopes["waterglass"] + "';" in text
     assert "// ===== graph context =====" in text
     # Every statement printed runs unchanged with the parameters printed above it.
     for call in response["trace"]["cypher"]:

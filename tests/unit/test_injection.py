@@ -1,4 +1,4 @@
-"""service/answer/injection.py and its release gate: injection text in the sources never reaches
+"""service/answer/injection/ and its release gate: injection text in the sources never reaches
 an answer, and ordinary manual text is never taken for it."""
 
 from __future__ import annotations
