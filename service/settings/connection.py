@@ -38,7 +38,7 @@ class LocalServerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Lucene segments of a vector index merged at a time (Neo4j's default is 50). Every segment
     # is searched separately, so re-ingested scopes that leave ten 10k-vector segments cost ten
     # HNSW searches per question; 2 keeps an index in a few segments at the price of more
-    # background merging while writing (README "Measured figures").
+    # background merging while writing (docs/benchmarks.md).
     vector_merge_factor: Annotated[int, msgspec.Meta(ge=2)] = 2
     start_timeout_s: float = 180.0
     stop_timeout_s: float = 120.0
