@@ -25,8 +25,8 @@ import sys
 from collections import Counter
 
 import numpy as np
+from fit_answerability import FEATURES, Point, figures, fit, threshold
 
-from bench.fit_answerability import FEATURES, Point, figures, fit, threshold
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.settings import Settings, project_root
 

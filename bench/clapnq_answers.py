@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from retrieval_quality import CLAPNQ, KB, MAP_FILE, build_corpora, read_jsonl
 
-from bench.retrieval_quality import CLAPNQ, KB, MAP_FILE, build_corpora, read_jsonl
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import graph_session

@@ -41,9 +41,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
+from public_sets import clapnq_set, s10_sets, squad_set
+from retrieval_quality import read_jsonl
 
-from bench.public_sets import clapnq_set, s10_sets, squad_set
-from bench.retrieval_quality import read_jsonl
 from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
+from public_sets import SETS, clapnq_set, s10_sets, squad_set
 
-from bench.public_sets import SETS, clapnq_set, s10_sets, squad_set
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import graph_session
 from service.pipeline.plan import plan_query

@@ -46,8 +46,8 @@ from typing import Any
 
 import msgspec
 import numpy as np
+from retrieval_quality import read_jsonl, s10_lines, s10_markdown, safe_name
 
-from bench.retrieval_quality import read_jsonl, s10_lines, s10_markdown, safe_name
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import graph_session
