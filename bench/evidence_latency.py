@@ -56,7 +56,7 @@ from latency.corpus import (
     sentences,
     vocabulary,
 )
-from latency.graphrag import FULLTEXT_INDEX, VECTOR_INDEX, graphrag_side
+from latency.graphrag import FULLTEXT_INDEX, RETRIEVAL_QUERY, VECTOR_INDEX, graphrag_side
 from latency.questions import make_questions
 from latency.report import report, summary
 from latency.timing import MEASURES, WARMUP_QUESTIONS, ScaleResult, time_scale
@@ -129,13 +129,15 @@ def main() -> None:
 
         written = {s: ensure_corpus(graph, corpora[s], settings, make_synthetic) for s in scales}
         model_path = model_location(settings.embedding.model)
-        graphrag = graphrag_side(
-            graph, embedder,
-            {"uri": connection.uri, "user": connection.user, "password": connection.password,
-             "database": connection.database, "model": model_path, "vector": VECTOR_INDEX,
-             "fulltext": FULLTEXT_INDEX, "threads": settings.embedding.max_threads},
-            args.top_k,
-        )  # fmt: skip
+        peer_connection = {
+            "uri": connection.uri, "user": connection.user, "password": connection.password,
+            "database": connection.database, "model": model_path, "vector": VECTOR_INDEX,
+            "fulltext": FULLTEXT_INDEX, "threads": settings.embedding.max_threads,
+        }  # fmt: skip
+        graphrag = graphrag_side(graph, embedder, peer_connection, args.top_k)
+        graphrag_cypher = graphrag_side(
+            graph, embedder, peer_connection, args.top_k, retrieval_query=RETRIEVAL_QUERY
+        )
         # As a served process does once started (service/api/state.py): what was allocated so
         # far (the model, the generated corpora) stays out of garbage collection, so full
         # collections scan only what questions allocate.
@@ -153,11 +155,12 @@ def main() -> None:
                 warmup = make_questions(corpus.titles, words, pool, WARMUP_QUESTIONS, seed + 1)
                 result = ScaleResult(s, corpus.scope, corpus.paragraphs, corpus=written[s])
                 print(f"timing {corpus.scope}: {len(questions)} questions", flush=True)
-                time_scale(graph, embedder, graphrag, result, questions, warmup, args.top_k,
-                           cold_texts=args.text_caches == "cold")  # fmt: skip
+                time_scale(graph, embedder, graphrag, graphrag_cypher, result, questions, warmup,
+                           args.top_k, cold_texts=args.text_caches == "cold")  # fmt: skip
                 results.append(result)
         finally:
             graphrag.close()
+            graphrag_cypher.close()
     finally:
         close()
 

@@ -36,6 +36,7 @@ MEASURES = (
     "graphrag",
     "retrieval_given",
     "graphrag_given",
+    "graphrag_cypher",
 )
 
 
@@ -126,6 +127,7 @@ def time_scale(
     graph: Graph,
     embedder: SentenceTransformerEmbedder,
     graphrag: GraphragSide,
+    graphrag_cypher: GraphragSide,
     result: ScaleResult,
     questions: Sequence[tuple[str, str]],
     warmup: Sequence[tuple[str, str]],
@@ -184,8 +186,10 @@ def time_scale(
             result.hits.append(len(trace["retrieval"]["hits"]))
         return elapsed
 
-    def graphrag_ms(q: str, record: bool, vector: list[float] | None = None) -> float:
-        elapsed, items = graphrag.search_ms(q, vector)
+    def graphrag_ms(
+        q: str, record: bool, vector: list[float] | None = None, side: GraphragSide = graphrag
+    ) -> float:
+        elapsed, items = side.search_ms(q, vector)
         if record:
             result.graphrag_items.append(items)
         return elapsed
@@ -202,6 +206,7 @@ def time_scale(
             ("graphrag", lambda: graphrag_ms(q, record)),
             ("retrieval_given", lambda: retrieval_given(q, given)),
             ("graphrag_given", lambda: graphrag_ms(q, False, given)),
+            ("graphrag_cypher", lambda: graphrag_ms(q, False, None, graphrag_cypher)),
         ]
         rotation %= len(measures)
         for name, measure in measures[rotation:] + measures[:rotation]:

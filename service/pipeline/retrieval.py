@@ -363,12 +363,153 @@ def retrieve_spans(
     ]
     expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
+    terms = [*plan.terms, *expansion_terms]
+    combined = _one_read(
+        graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
+    )
+    if combined is not None:
+        lucene, fulltext_mode, vector_mode, found = combined
+    else:
+        lucene, fulltext_mode, vector_mode, found = _channel_reads(
+            graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
+        )
+
+    weights = {
+        "fulltext": settings.fulltext_weight,
+        "vector": settings.vector_weight,
+        "knowledgePoint": settings.knowledge_point_weight,
+    }
+    ranking = fuse_channels(found, weights, method=settings.fusion, rrf_k=settings.rrf_k)
+    operands = [n.document_id for n in names if n.operand is not None and n.document_id]
+    fused = _interleave(_evidence(ranking, settings, operands), operands)[: top_k or settings.top_k]
+    ids = [f.paragraph_id for f in fused]
+    documents = tuple(dict.fromkeys((f.document_id, f.document_score) for f in ranking))
+    listed = documents[: top_k or settings.top_k]
+    [found_details] = graph.read(
+        "retrieval/hit_details", ids=ids, documentIds=[d for d, _ in listed]
+    )
+    details = {r["paragraphId"]: r for r in found_details["paragraphs"]}
+    paths = {r["documentId"]: r for r in found_details["documents"]}
+    hits = []
+    for item in fused:
+        paragraph_id, score, ranks = item.paragraph_id, item.score, item.ranks
+        row = details.get(paragraph_id)
+        if row is None:  # deleted between the two reads
+            continue
+        span = best_span(row["text"], plan.terms + tuple(expansion_terms))
+        start = row["startOffset"] + span.start
+        hits.append(
+            Hit(
+                paragraph_id=paragraph_id, document_id=row["documentId"], path=row["path"],
+                title=row["title"] or "", kind=row["kind"], text=row["text"],
+                ordinal=row["ordinal"], heading_path=tuple(row["headingPath"] or ()),
+                start_offset=row["startOffset"], end_offset=row["endOffset"],
+                start_line=row["startLine"], end_line=row["endLine"],
+                knowledge_point_ids=tuple(row["knowledgePointIds"]),
+                score=round(score, 6), ranks=ranks,
+                span_start=start, span_end=row["startOffset"] + span.end, span_text=span.text,
+                citation_id=citation_id(paragraph_id, span.start, span.end),
+            )
+        )  # fmt: skip
+    return Retrieval(
+        hits=tuple(hits),
+        documents=documents,
+        ranked=tuple(
+            RankedDocument(
+                document_id=d,
+                path=paths[d]["path"],
+                title=paths[d]["title"] or "",
+                score=round(score, 6),
+            )
+            for d, score in listed
+            if d in paths
+        ),
+        names=tuple(names),
+        segments=tuple(_segments(hits)),
+        lucene=lucene,
+        vector_mode=vector_mode,
+        fulltext_mode=fulltext_mode,
+    )
+
+
+Channels = dict[str, list["Candidate"]]
+
+
+def _one_read(
+    graph: Graph,
+    plan: QueryPlan,
+    names: Sequence[NameMatch],
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    query_vector: Sequence[float] | Future[list[float]] | None,
+    settings: PipelineSettings,
+    channels: frozenset[str],
+) -> tuple[str, str, str, Channels] | None:
+    """Every channel of a large scope with both its own indexes ONLINE in one statement
+    (cypher/retrieval/channels_scope_index.cypher): (the Lucene query, full-text mode, vector
+    mode, the channels' candidates). None when the scope is searched otherwise, or while the
+    question's embedding is still computing: then the full-text and lead reads run during the
+    wait (_channel_reads), which the single statement could not."""
+    if isinstance(query_vector, Future) and not query_vector.done():
+        return None
+    size = _scope_size(graph, plan.scope, settings)
+    large = size.paragraphs > max(
+        settings.exact_vector_max_paragraphs, settings.exact_fulltext_max_paragraphs
+    )
+    if not (large and size.own_index and size.own_fulltext_index):
+        return None
+    own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
+    if "fulltext" in channels and not own:
+        return None  # no clause: the exact statement answers (with nothing), as before
+    vector = None
+    if query_vector is not None and "vector" in channels:
+        vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
+    named = [n.document_id for n in names if n.document_id]
+    leading = "knowledgePoint" in channels and bool(named) and _names_lead(plan, names)
+    try:
+        [row] = graph.read(
+            "retrieval/channels_scope_index", scope=plan.scope, lucene=own, vector=vector,
+            fulltextIndex=scope_fulltext_index(plan.scope),
+            vectorIndex=scope_vector_index(plan.scope), limit=settings.retrieval_candidates,
+            documentIds=named if leading else [], lead=_LEAD_PARAGRAPHS,
+        )  # fmt: skip
+    except ClientError:  # an index dropped (the scope shrank) since its state was cached
+        _SIZES.pop(plan.scope, None)
+        return None
+    found: Channels = {}
+    if "fulltext" in channels:
+        ranked = [Candidate(p, d, float(score)) for p, d, score in row["fulltext"]]
+        found["fulltext"] = sorted(ranked, key=lambda c: (-c.score, c.paragraph_id))
+    if vector is not None:
+        found["vector"] = [Candidate(p, d, float(score)) for p, d, score in row["vector"]]
+    if leading:
+        found["knowledgePoint"] = _leads(named, row["leads"])
+    vector_mode = "scope_index" if vector is not None else "none"
+    if "fulltext" not in channels:
+        return lucene, "none", vector_mode, found
+    return own, "scope_index", vector_mode, found
+
+
+def _channel_reads(
+    graph: Graph,
+    plan: QueryPlan,
+    names: Sequence[NameMatch],
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    query_vector: Sequence[float] | Future[list[float]] | None,
+    settings: PipelineSettings,
+    channels: frozenset[str],
+) -> tuple[str, str, str, Channels]:
+    """The channels one statement each: exact search in small scopes, the shared vector index
+    while a scope's own one is populating, and the reads that overlap the embedding."""
     limit = settings.retrieval_candidates
-    found: dict[str, list[Candidate]] = {}
+    found: Channels = {}
     fulltext_mode = "none"
     if "fulltext" in channels:
         lucene, fulltext_mode, found["fulltext"] = _fulltext(
-            graph, plan.scope, [*plan.terms, *expansion_terms], expansions, lucene, settings
+            graph, plan.scope, terms, phrases, lucene, settings
         )
     # Before the wait for the question's vector: this read needs only the names.
     lead = _lead_candidates(graph, plan, names) if "knowledgePoint" in channels else None
@@ -402,63 +543,7 @@ def retrieve_spans(
         found["vector"] = _candidates(rows)
     if lead is not None:
         found["knowledgePoint"] = lead
-
-    weights = {
-        "fulltext": settings.fulltext_weight,
-        "vector": settings.vector_weight,
-        "knowledgePoint": settings.knowledge_point_weight,
-    }
-    ranking = fuse_channels(found, weights, method=settings.fusion, rrf_k=settings.rrf_k)
-    operands = [n.document_id for n in names if n.operand is not None and n.document_id]
-    fused = _interleave(_evidence(ranking, settings, operands), operands)[: top_k or settings.top_k]
-    ids = [f.paragraph_id for f in fused]
-    details = {r["paragraphId"]: r for r in graph.read("retrieval/paragraphs_by_id", ids=ids)}
-    hits = []
-    for item in fused:
-        paragraph_id, score, ranks = item.paragraph_id, item.score, item.ranks
-        row = details.get(paragraph_id)
-        if row is None:  # deleted between the two reads
-            continue
-        span = best_span(row["text"], plan.terms + tuple(expansion_terms))
-        start = row["startOffset"] + span.start
-        hits.append(
-            Hit(
-                paragraph_id=paragraph_id, document_id=row["documentId"], path=row["path"],
-                title=row["title"] or "", kind=row["kind"], text=row["text"],
-                ordinal=row["ordinal"], heading_path=tuple(row["headingPath"] or ()),
-                start_offset=row["startOffset"], end_offset=row["endOffset"],
-                start_line=row["startLine"], end_line=row["endLine"],
-                knowledge_point_ids=tuple(row["knowledgePointIds"]),
-                score=round(score, 6), ranks=ranks,
-                span_start=start, span_end=row["startOffset"] + span.end, span_text=span.text,
-                citation_id=citation_id(paragraph_id, span.start, span.end),
-            )
-        )  # fmt: skip
-    documents = tuple(dict.fromkeys((f.document_id, f.document_score) for f in ranking))
-    listed = documents[: top_k or settings.top_k]
-    paths = {
-        r["documentId"]: r
-        for r in graph.read("retrieval/document_paths", ids=[d for d, _ in listed])
-    }
-    return Retrieval(
-        hits=tuple(hits),
-        documents=documents,
-        ranked=tuple(
-            RankedDocument(
-                document_id=d,
-                path=paths[d]["path"],
-                title=paths[d]["title"] or "",
-                score=round(score, 6),
-            )
-            for d, score in listed
-            if d in paths
-        ),
-        names=tuple(names),
-        segments=tuple(_segments(hits)),
-        lucene=lucene,
-        vector_mode=vector_mode,
-        fulltext_mode=fulltext_mode,
-    )
+    return lucene, fulltext_mode, vector_mode, found
 
 
 def _fulltext(
@@ -531,11 +616,15 @@ def _lead_candidates(
     rows = graph.read(
         "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
     )
+    return _leads(documents, [(r["paragraphId"], r["documentId"], r["ordinal"]) for r in rows])
+
+
+def _leads(documents: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[Candidate]:
+    """Lead paragraphs [paragraphId, documentId, ordinal] in the order the names came, each
+    document's in reading order, scored 1 / (1 + ordinal)."""
     order = {d: i for i, d in enumerate(documents)}
-    rows.sort(key=lambda r: (order[r["documentId"]], r["ordinal"]))
-    return [
-        Candidate(r["paragraphId"], r["documentId"], 1.0 / (1 + int(r["ordinal"]))) for r in rows
-    ]
+    ranked = sorted(rows, key=lambda r: (order[r[1]], r[2]))
+    return [Candidate(p, d, 1.0 / (1 + int(ordinal))) for p, d, ordinal in ranked]
 
 
 def _candidates(rows: Iterable[Mapping[str, Any]]) -> list[Candidate]:

@@ -31,6 +31,7 @@ database), and only the page's own attack is the one under test.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -46,6 +47,7 @@ from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.answer.llm import ChatClient
 from service.db import Graph
+from service.db.cypher_registry import CypherRegistry
 from service.db.selection import Connection
 from service.question.runner import answer_question
 from service.settings import LlmSettings, Settings, project_root
@@ -269,8 +271,12 @@ def _violations(
 
 
 def _mode(statement: str) -> str:
-    first = (project_root() / "cypher" / f"{statement}.cypher").read_text().split("\n", 1)[0]
-    return first.removeprefix("// mode:").strip()
+    return _registry().get(statement).mode
+
+
+@functools.cache
+def _registry() -> CypherRegistry:
+    return CypherRegistry.load(project_root() / "cypher")
 
 
 def _release(review: dict[str, Any]) -> tuple[str | None, bool, tuple[str, ...]]:
