@@ -25,10 +25,11 @@ from typing import Any
 import msgspec
 from neo4j.exceptions import ClientError
 
-from service.db.graph import Graph
+from service.db.graph import Graph, Row
+from service.pipeline.background import read_in_background
 from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.plan import QueryPlan
-from service.scope import scope_fulltext_index, scope_key, scope_vector_index
+from service.scope import scope_fulltext_index, scope_key, scope_label, scope_vector_index
 from service.settings import PipelineSettings
 from service.text.relation_labels import compact_key
 from service.text.spans import best_span, citation_id, relevant_segments
@@ -195,15 +196,26 @@ def _scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSi
     cached = _SIZES.get(scope)
     if cached and now - cached[0] < _SIZES_TTL_S:
         return cached[1]
-    row = graph.read("retrieval/paragraph_counts", scope=scope)[0]
+    row = graph.read("retrieval/paragraph_counts", scope=scope, label=scope_label(scope))[0]
     in_scope = int(row["scopeParagraphs"])
-    own = in_scope > settings.exact_vector_max_paragraphs and any(
-        r["state"] == "ONLINE"
-        for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
+    # An own index answers for the scope only once every paragraph carries the scope's label
+    # (ingest creates the index first, then labels, and labels new paragraphs after writing).
+    complete = int(row["labelled"]) == in_scope
+    own = (
+        complete
+        and in_scope > settings.exact_vector_max_paragraphs
+        and any(
+            r["state"] == "ONLINE"
+            for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
+        )
     )
-    own_fulltext = in_scope > settings.exact_fulltext_max_paragraphs and any(
-        r["state"] == "ONLINE"
-        for r in graph.read("scope/fulltext_index_state", indexName=scope_fulltext_index(scope))
+    own_fulltext = (
+        complete
+        and in_scope > settings.exact_fulltext_max_paragraphs
+        and any(
+            r["state"] == "ONLINE"
+            for r in graph.read("scope/fulltext_index_state", indexName=scope_fulltext_index(scope))
+        )
     )
     if len(_SIZES) >= _SIZES_MAX_SCOPES:
         _SIZES.clear()
@@ -351,6 +363,7 @@ def retrieve_spans(
     channel, the full-text channel and the named documents' lead paragraphs are read (they wait on
     Neo4j, the model on the CPU).
     `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
+    vector_read = _early_vector_read(graph, plan, query_vector, settings, channels)
     kps = graph.read(
         "retrieval/knowledge_point_candidates",
         lucene=name_query(plan.scope, plan.query),
@@ -364,8 +377,10 @@ def retrieve_spans(
     expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
     terms = [*plan.terms, *expansion_terms]
-    combined = _one_read(
-        graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
+    combined = (
+        _one_read(graph, plan, names, terms, expansions, lucene, vector_read, settings, channels)
+        if vector_read is not None
+        else None
     )
     if combined is not None:
         lucene, fulltext_mode, vector_mode, found = combined
@@ -435,22 +450,19 @@ def retrieve_spans(
 Channels = dict[str, list["Candidate"]]
 
 
-def _one_read(
+def _early_vector_read(
     graph: Graph,
     plan: QueryPlan,
-    names: Sequence[NameMatch],
-    terms: Sequence[str],
-    phrases: Sequence[str],
-    lucene: str,
     query_vector: Sequence[float] | Future[list[float]] | None,
     settings: PipelineSettings,
     channels: frozenset[str],
-) -> tuple[str, str, str, Channels] | None:
-    """Every channel of a large scope with both its own indexes ONLINE in one statement
-    (cypher/retrieval/channels_scope_index.cypher): (the Lucene query, full-text mode, vector
-    mode, the channels' candidates). None when the scope is searched otherwise, or while the
-    question's embedding is still computing: then the full-text and lead reads run during the
-    wait (_channel_reads), which the single statement could not."""
+) -> Future[list[Row]] | None:
+    """A large scope whose own indexes are complete, with the question's vector at hand: its
+    HNSW search starts now, beside the name read it does not depend on. None otherwise (while
+    the embedding still computes, the name, full-text and lead reads run during that wait
+    instead, in _channel_reads)."""
+    if query_vector is None or "vector" not in channels:
+        return None
     if isinstance(query_vector, Future) and not query_vector.done():
         return None
     size = _scope_size(graph, plan.scope, settings)
@@ -459,21 +471,41 @@ def _one_read(
     )
     if not (large and size.own_index and size.own_fulltext_index):
         return None
+    vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
+    return read_in_background(
+        graph, "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
+        limit=settings.retrieval_candidates, indexName=scope_vector_index(plan.scope),
+    )  # fmt: skip
+
+
+def _one_read(
+    graph: Graph,
+    plan: QueryPlan,
+    names: Sequence[NameMatch],
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    vector_read: Future[list[Row]],
+    settings: PipelineSettings,
+    channels: frozenset[str],
+) -> tuple[str, str, str, Channels] | None:
+    """The full-text and lead channels of a large scope in one statement
+    (cypher/retrieval/channels_scope_index.cypher), with the vector search already running:
+    (the Lucene query, full-text mode, vector mode, the channels' candidates). None when an
+    index went away since the scope's state was cached, or the question has no full-text
+    clause: then the per-channel reads answer, as for other scopes."""
     own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
     if "fulltext" in channels and not own:
         return None  # no clause: the exact statement answers (with nothing), as before
-    vector = None
-    if query_vector is not None and "vector" in channels:
-        vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
     named = [n.document_id for n in names if n.document_id]
     leading = "knowledgePoint" in channels and bool(named) and _names_lead(plan, names)
     try:
         [row] = graph.read(
-            "retrieval/channels_scope_index", scope=plan.scope, lucene=own, vector=vector,
-            fulltextIndex=scope_fulltext_index(plan.scope),
-            vectorIndex=scope_vector_index(plan.scope), limit=settings.retrieval_candidates,
+            "retrieval/channels_scope_index", scope=plan.scope, lucene=own,
+            fulltextIndex=scope_fulltext_index(plan.scope), limit=settings.retrieval_candidates,
             documentIds=named if leading else [], lead=_LEAD_PARAGRAPHS,
         )  # fmt: skip
+        vector_rows = vector_read.result()
     except ClientError:  # an index dropped (the scope shrank) since its state was cached
         _SIZES.pop(plan.scope, None)
         return None
@@ -481,14 +513,12 @@ def _one_read(
     if "fulltext" in channels:
         ranked = [Candidate(p, d, float(score)) for p, d, score in row["fulltext"]]
         found["fulltext"] = sorted(ranked, key=lambda c: (-c.score, c.paragraph_id))
-    if vector is not None:
-        found["vector"] = [Candidate(p, d, float(score)) for p, d, score in row["vector"]]
+    found["vector"] = _candidates(vector_rows)
     if leading:
         found["knowledgePoint"] = _leads(named, row["leads"])
-    vector_mode = "scope_index" if vector is not None else "none"
     if "fulltext" not in channels:
-        return lucene, "none", vector_mode, found
-    return own, "scope_index", vector_mode, found
+        return lucene, "none", "scope_index", found
+    return own, "scope_index", "scope_index", found
 
 
 def _channel_reads(

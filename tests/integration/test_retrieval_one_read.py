@@ -1,6 +1,7 @@
-"""A large scope with both its own indexes is searched in one statement
-(retrieval/channels_scope_index): the same candidates, scores and modes as one statement per
-channel, and retrieve_spans falls back to the per-channel reads while the embedding computes.
+"""A large scope with both its own indexes, the question's vector at hand: the vector search runs
+beside the name read and full-text and leads come in one statement
+(retrieval/channels_scope_index), with the same candidates, scores and modes as one statement
+per channel, which retrieve_spans still uses while the embedding computes.
 The size thresholds are lowered so a handful of paragraphs counts as large."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
 from service.pipeline import retrieval
 from service.pipeline.plan import plan_query
+from service.scope import scope_label
 from service.settings import IngestSettings, PipelineSettings
 
 THRESHOLD = IngestSettings(
@@ -61,7 +63,7 @@ def test_one_statement_finds_what_one_statement_per_channel_finds(
     assert one.documents == waiting.documents and one.lucene == waiting.lucene
 
 
-def test_one_statement_is_one_round_trip_for_the_channels(
+def test_the_vector_search_runs_beside_the_names_and_the_rest_is_one_statement(
     graph: Graph, large_scope: str, embedder: SentenceTransformerEmbedder
 ) -> None:
     plan = plan_query("what is a kettle?", large_scope)
@@ -69,9 +71,9 @@ def test_one_statement_is_one_round_trip_for_the_channels(
     retrieval.retrieve_spans(graph.child(), plan, vector, SETTINGS)  # caches the scope's size
     run = graph.child()
     found = retrieval.retrieve_spans(run, plan, vector, SETTINGS)
-    assert [c.statement for c in run.calls] == [
-        "retrieval/knowledge_point_candidates", "retrieval/channels_scope_index",
-        "retrieval/hit_details",
+    assert sorted(c.statement for c in run.calls) == [
+        "retrieval/channels_scope_index", "retrieval/hit_details",
+        "retrieval/knowledge_point_candidates", "retrieval/vector_paragraphs_scope_index",
     ]  # fmt: skip
     assert found.hits and found.hits[0].path.endswith("topic0.md")
     assert "knowledgePoint" in found.hits[0].ranks  # the named concept's lead paragraph
@@ -87,3 +89,18 @@ class _Pending(Future[list[float]]):
 
     def result(self, timeout: float | None = None) -> list[float]:
         return self._vector
+
+
+def test_an_own_index_is_not_used_until_every_paragraph_is_labelled(
+    graph: Graph, large_scope: str, embedder: SentenceTransformerEmbedder
+) -> None:
+    label = scope_label(large_scope)
+    graph.driver.execute_query(
+        f"MATCH (p:{label}) WITH p LIMIT 1 REMOVE p:{label}", database_=graph.database
+    )  # as between writing new paragraphs and labelling them
+    retrieval._SIZES.pop(large_scope, None)
+    plan = plan_query("which insects pollinate flowers?", large_scope)
+    found = retrieval.retrieve_spans(graph.child(), plan, embedder.embed([plan.query])[0], SETTINGS)
+    assert found.fulltext_mode == "exact" and found.vector_mode.startswith("index:")
+    assert found.hits[0].path.endswith("topic4.md")  # the shared index still finds it
+    retrieval._SIZES.pop(large_scope, None)
