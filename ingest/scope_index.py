@@ -71,11 +71,10 @@ def refresh_scope_indexes(graph: Graph, scope: str, settings: IngestSettings) ->
                 states[kind] = "none"
     if any(wanted.values()):
         label = scope_label(scope)
-        # Indexes first, then the label: paragraphs labelled into an existing index are merged
-        # into a few Lucene segments as they come, while populating a new index over labelled
-        # paragraphs left one segment per population batch (20 at 100k), each searched apart:
-        # k=40 HNSW searches took 11 ms instead of 7. Retrieval uses an own index only once
-        # every paragraph of the scope carries the label (service/pipeline/retrieval.py).
+        # Indexes first, then the label: labelled paragraphs are merged into a few Lucene
+        # segments as they come, where populating a new index left one segment per batch, each
+        # searched apart (docs/benchmarks.md). Retrieval uses an own index only once every
+        # paragraph of the scope carries the label (service/pipeline/retrieval.py).
         for kind in (k for k, want in wanted.items() if want):
             graph.schema(_KINDS[kind][0], label=label, indexName=names[kind])
         while graph.write(
