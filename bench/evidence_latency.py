@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 import zlib
 
@@ -48,6 +49,8 @@ from latency import OUT, ROOT
 from latency.corpus import (
     BASE_VECTORS,
     SCALES,
+    SPREAD_SCALES,
+    Corpus,
     SyntheticEmbedder,
     base_vectors,
     ensure_corpus,
@@ -77,14 +80,15 @@ def main() -> None:
         help="warm: one untimed pass over the questions first fills the service's sentence and "
         "fact caches, as a running service has them; cold: emptied before every measure",
     )  # fmt: skip
-    parser.add_argument("--scales", default="10k,100k", help="comma list of: " + ", ".join(SCALES))
+    known = [*SCALES, *SPREAD_SCALES]
+    parser.add_argument("--scales", default="10k,100k", help="comma list of: " + ", ".join(known))
     args = parser.parse_args()
     if args.questions < 1:
         parser.error("--questions must be positive")
     scales = [s.strip() for s in args.scales.split(",") if s.strip()]
-    unknown = [s for s in scales if s not in SCALES]
+    unknown = [s for s in scales if s not in known]
     if unknown:
-        parser.error(f"unknown scale(s) {unknown}; known: {sorted(SCALES)}")
+        parser.error(f"unknown scale(s) {unknown}; known: {sorted(known)}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     settings = Settings.from_env()
     newest = max(
@@ -101,7 +105,15 @@ def main() -> None:
 
     pool = sentences()
     words = vocabulary(pool)
-    corpora = {s: generate(SCALES[s][0], SCALES[s][1], pool, words) for s in scales}
+
+    def scale_corpora(scale: str) -> list[Corpus]:
+        """One scope, or a spread scale's scopes (questions go to the first)."""
+        if scale in SPREAD_SCALES:
+            prefix, count, each = SPREAD_SCALES[scale]
+            return [generate(f"{prefix}-{i}", each, pool, words) for i in range(count)]
+        return [generate(SCALES[scale][0], SCALES[scale][1], pool, words)]
+
+    corpora = {s: scale_corpora(s) for s in scales}
     base_corpus = generate(*SCALES["10k"], pool, words)
 
     def base_texts() -> list[str]:
@@ -127,7 +139,10 @@ def main() -> None:
                 synthetic.append(SyntheticEmbedder(texts, vectors, embedder.name))
             return synthetic[0]
 
-        written = {s: ensure_corpus(graph, corpora[s], settings, make_synthetic) for s in scales}
+        written = {
+            s: {"scopes": [ensure_corpus(graph, c, settings, make_synthetic) for c in corpora[s]]}
+            for s in scales
+        }
         model_path = model_location(settings.embedding.model)
         peer_connection = {
             "uri": connection.uri, "user": connection.user, "password": connection.password,
@@ -149,7 +164,7 @@ def main() -> None:
             )[0]
             results = []
             for s in scales:
-                corpus = corpora[s]
+                corpus = corpora[s][0]
                 seed = zlib.crc32(corpus.scope.encode())
                 questions = make_questions(corpus.titles, words, pool, args.questions, seed)
                 warmup = make_questions(corpus.titles, words, pool, WARMUP_QUESTIONS, seed + 1)
@@ -177,6 +192,9 @@ def main() -> None:
         "indexedParagraphs": int(indexed["n"]),
         "indexedVectors": int(indexed["v"]),
         "totalSeconds": round(time.perf_counter() - started, 1),
+        "neo4jHeap": settings.local.heap_max,
+        "neo4jPageCache": settings.local.pagecache_size,
+        "peakRssMiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     lines = report(results, meta)
     lines.append(f"  total run time {meta['totalSeconds']:.0f} s")

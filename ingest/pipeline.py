@@ -57,6 +57,8 @@ class IngestReport(msgspec.Struct, kw_only=True):
     embedding_failure: str | None = None
     knowledge_points_pruned: int = 0
     vector_indexes: dict[str, ScopeIndexState] = msgspec.field(default_factory=dict)  # by scope
+    # Seconds spent creating or completing each scope's own indexes (labelling included).
+    scope_index_s: dict[str, float] = msgspec.field(default_factory=dict)
     writes: WriteCounters = msgspec.field(default_factory=WriteCounters)
     elapsed_s: float = 0.0
 
@@ -236,7 +238,9 @@ def _ingest_scope(
     report.knowledge_points_pruned += prune_knowledge_points(graph, scope)
     if changed or gone:
         graph.write("ingest/refresh_degrees", scope=scope)
+    started = time.perf_counter()
     report.vector_indexes[scope] = refresh_scope_vector_index(graph, scope, settings)
+    report.scope_index_s[scope] = round(time.perf_counter() - started, 2)
 
 
 def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Problem:

@@ -31,6 +31,11 @@ SCALES: dict[str, tuple[str, int]] = {
     "1k": ("bench-latency-1k", 1_000),  # a quick check of the script, not part of the report
     "10k": ("bench-latency-10k", 10_000),
     "100k": ("bench-latency-100k", 100_000),
+    "1m": ("bench-latency-1m", 1_000_000),
+}
+# A scale spread over several scopes: the database holds all of them, questions go to the first.
+SPREAD_SCALES: dict[str, tuple[str, int, int]] = {
+    "1m-10": ("bench-latency-1m-part", 10, 100_000),  # scope prefix, scopes, paragraphs each
 }
 PARAGRAPHS_PER_DOCUMENT = 25
 SECTION_PARAGRAPHS = 5
@@ -245,6 +250,10 @@ def ensure_corpus(
         "removed": len(report.removed),
         "warnings": len(report.problems),
         "seconds": report.elapsed_s,
+        "paragraphsPerSecond": round(report.paragraphs_written / report.elapsed_s, 1)
+        if report.paragraphs_written and report.elapsed_s
+        else None,
+        "scopeIndexSeconds": report.scope_index_s.get(corpus.scope),
         "counts": after,
     }
     print(f"  {corpus.scope}: {done}", flush=True)

@@ -142,6 +142,13 @@ def report(results: Sequence[ScaleResult], meta: dict[str, Any]) -> list[str]:
             lines.append(f"  {MEASURE_NAMES[m]:<38} p50 {a['p50']:7.1f} -> {b['p50']:7.1f} ms "
                          f"({b['p50'] / a['p50']:.2f}x)   p95 {a['p95']:7.1f} -> {b['p95']:7.1f} "
                          f"ms ({b['p95'] / a['p95']:.2f}x)")  # fmt: skip
+    lines += ["", "corpus and memory:"]
+    for r in results:
+        lines.append(f"  {r.scale}: ingest {r.corpus}")
+    lines.append(
+        f"  Neo4j heap {meta['neo4jHeap']}, page cache {meta['neo4jPageCache']}; bench process "
+        f"peak RSS {meta['peakRssMiB']:.0f} MiB (the model, the corpora, the answer path)"
+    )
     lines += ["", "sanity and machine:"]
     for r in results:
         lines.append(
