@@ -361,7 +361,8 @@ def retrieve_spans(
 ) -> Retrieval:
     """`query_vector` may be a Future: the question's embedding then computes while the name
     channel, the full-text channel and the named documents' lead paragraphs are read (they wait on
-    Neo4j, the model on the CPU).
+    Neo4j, the model on the CPU). With the vector at hand, a large scope's HNSW search runs beside
+    the name read and full-text and leads come in one statement (_early_vector_read, _one_read).
     `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
     vector_read = _early_vector_read(graph, plan, query_vector, settings, channels)
     kps = graph.read(
