@@ -74,7 +74,7 @@ def refresh_scope_indexes(graph: Graph, scope: str, settings: IngestSettings) ->
         # Indexes first, then the label: labelled paragraphs are merged into a few Lucene
         # segments as they come, where populating a new index left one segment per batch, each
         # searched apart (docs/benchmarks.md). Retrieval uses an own index only once every
-        # paragraph of the scope carries the label (service/pipeline/retrieval.py).
+        # paragraph of the scope carries the label (service/pipeline/channels.py).
         for kind in (k for k, want in wanted.items() if want):
             graph.schema(_KINDS[kind][0], label=label, indexName=names[kind])
         while graph.write(

@@ -12,57 +12,38 @@ full-text 0.4, knowledge point 0.2); "rrf" is weighted reciprocal rank fusion (s
   is ONLINE, the shared index with oversampling);
 - knowledge point (the lead paragraphs of documents describing a named knowledge point).
 Each fused hit carries its best sentence span with exact source offsets and a stable citation id.
+Which statements read each channel is channels.py; the names a question holds, names.py.
 """
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any
 
 import msgspec
-from neo4j.exceptions import ClientError
 
-from service.db.graph import Graph, Row
-from service.pipeline.background import read_in_background
-from service.pipeline.lexical import exact_fulltext, query_clauses
+from service.db.graph import Graph
+from service.pipeline.channels import (
+    CHANNELS,
+    Candidate,
+    channel_reads,
+    early_vector_read,
+    one_read,
+)
+from service.pipeline.lucene import lucene_query
+from service.pipeline.names import NameMatch, match_names, name_query
 from service.pipeline.plan import QueryPlan
-from service.scope import scope_fulltext_index, scope_key, scope_label, scope_vector_index
 from service.settings import PipelineSettings
-from service.text.relation_labels import compact_key
 from service.text.spans import best_span, citation_id, relevant_segments
 
 __all__ = [
     "Hit",
-    "NameMatch",
     "RankedDocument",
     "Retrieval",
     "fuse",
-    "lucene_clauses",
-    "lucene_query",
-    "match_names",
     "retrieve_spans",
 ]
-
-CHANNELS = frozenset({"fulltext", "vector", "knowledgePoint"})
-_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
-# Bare AND / OR / NOT are operators to Lucene's parser ("AND OR" fails to parse); the analyzer
-# lower-cases every term anyway, so the lower-case word matches the same paragraphs.
-_LUCENE_OPERATOR = re.compile(r"\b(AND|OR|NOT)\b")
-_LEAD_PARAGRAPHS = 3
-_MIN_NAME_CHARS = 3
-
-
-class NameMatch(msgspec.Struct, frozen=True, kw_only=True):
-    id: str
-    title: str
-    matched: str  # the title or alias found in the question
-    aliases: tuple[str, ...]
-    document_id: str | None
-    path: str | None
-    operand: int | None  # index of the compare operand it resolves, if any
 
 
 class Hit(msgspec.Struct, frozen=True, kw_only=True):
@@ -115,129 +96,6 @@ class Retrieval(msgspec.Struct, frozen=True, kw_only=True):
     fulltext_mode: str = "none"
 
 
-def match_names(
-    query: str, operands: Sequence[str], knowledge_points: Iterable[Mapping[str, Any]]
-) -> list[NameMatch]:
-    """Knowledge points whose id, title or alias occurs in the question, longest names first.
-
-    Latin names match whole words in compact form: a run of 1-4 consecutive question words whose
-    letters equal the name's ('waterglass' = 'water glass' = 'Water-Glass'; a plural s/es is
-    allowed), so 'Ear' never matches inside 'where are'. Names with CJK characters match as
-    compact substrings, since CJK text has no spaces.
-    """
-    phrases = _word_runs(query)
-    text = compact_key(query)
-    operand_keys = [compact_key(o) for o in operands]
-    found: dict[str, NameMatch] = {}
-    lengths: dict[str, int] = {}
-    for kp in knowledge_points:
-        for name in (kp["title"], *(kp["aliases"] or []), kp["id"]):
-            key = compact_key(str(name))
-            if key.isascii():
-                if len(key) < _MIN_NAME_CHARS or not (
-                    key in phrases or key + "s" in phrases or key + "es" in phrases
-                ):
-                    continue
-            elif len(key) < 2 or key not in text:
-                continue
-            if lengths.get(kp["id"], 0) >= len(key):
-                continue
-            operand = next(
-                (i for i, o in enumerate(operand_keys) if key in o or (o and o in key)), None
-            )
-            lengths[kp["id"]] = len(key)
-            found[kp["id"]] = NameMatch(
-                id=kp["id"], title=kp["title"], matched=str(name),
-                aliases=tuple(kp["aliases"] or ()),
-                document_id=kp["documentId"], path=kp["path"], operand=operand,
-            )  # fmt: skip
-    # A name inside a longer matched name ('glass' in 'water glass') is not a separate match.
-    keys = {i: compact_key(m.matched) for i, m in found.items()}
-    kept = [
-        m for i, m in found.items()
-        if not any(keys[i] != keys[j] and keys[i] in keys[j] for j in found)
-    ]  # fmt: skip
-    return sorted(kept, key=lambda m: (-lengths[m.id], m.id))
-
-
-def _word_runs(text: str, longest: int = 4) -> set[str]:
-    """Compact forms of every run of 1..`longest` consecutive words of the text."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
-    return {
-        "".join(words[i : i + n]) for n in range(1, longest + 1) for i in range(len(words) - n + 1)
-    }
-
-
-def name_query(scope: str, query: str) -> str:
-    """Lucene query for knowledge point names: the question's words, the compact forms of its
-    2-4 word runs (matching nameKeys), and its CJK runs."""
-    runs = sorted(_word_runs(query) - set(re.findall(r"[a-z0-9]+", query.lower())))
-    words = re.findall(r"[A-Za-z0-9]+|[^\W\dA-Za-z_]+", query)
-    return lucene_query(scope, [*words, *runs], [])
-
-
-class ScopeSize(msgspec.Struct, frozen=True):
-    paragraphs: int  # in the scope
-    all_paragraphs: int  # in the database
-    own_index: bool  # the scope's own vector index is ONLINE (ingest/scope_index.py)
-    own_fulltext_index: bool = False  # the scope's own full-text index is ONLINE
-
-
-_SIZES: dict[str, tuple[float, ScopeSize]] = {}  # scope -> (time read, size)
-_SIZES_TTL_S = 60.0
-_SIZES_MAX_SCOPES = 1024
-
-
-def _scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSize:
-    """Cached for a minute: only used to choose exact, own-index or shared-index search (a
-    stale size never makes full-text scores inexact: the exact statement counts the scope
-    itself, and a missing own index falls back to it)."""
-    now = time.monotonic()
-    cached = _SIZES.get(scope)
-    if cached and now - cached[0] < _SIZES_TTL_S:
-        return cached[1]
-    row = graph.read("retrieval/paragraph_counts", scope=scope, label=scope_label(scope))[0]
-    in_scope = int(row["scopeParagraphs"])
-    # An own index answers for the scope only once every paragraph carries the scope's label
-    # (ingest creates the index first, then labels, and labels new paragraphs after writing).
-    complete = int(row["labelled"]) == in_scope
-    own = (
-        complete
-        and in_scope > settings.exact_vector_max_paragraphs
-        and any(
-            r["state"] == "ONLINE"
-            for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
-        )
-    )
-    own_fulltext = (
-        complete
-        and in_scope > settings.exact_fulltext_max_paragraphs
-        and any(
-            r["state"] == "ONLINE"
-            for r in graph.read("scope/fulltext_index_state", indexName=scope_fulltext_index(scope))
-        )
-    )
-    if len(_SIZES) >= _SIZES_MAX_SCOPES:
-        _SIZES.clear()
-    _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own, own_fulltext))
-    return _SIZES[scope][1]
-
-
-def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> str:
-    """The scope is required; terms and phrases are optional clauses, all escaped."""
-    return f"+scopeKey:{scope_key(scope)} +({lucene_clauses(terms, phrases) or '*:*'})"
-
-
-def lucene_clauses(terms: Sequence[str], phrases: Sequence[str]) -> str:
-    """Terms and phrases as optional Lucene clauses, all escaped ('' when there are none); the
-    query of a scope's own full-text index, which holds no other scope."""
-    clauses = [_escape(t) for t in terms if t.strip()]
-    clauses += [
-        f'"{_escape(p)}"' for p in phrases if p.strip() and (" " in p.strip() or not p.isascii())
-    ]
-    return " ".join(dict.fromkeys(clauses))
-
-
 def fuse(rankings: Mapping[str, Sequence[str]], k: int) -> list[tuple[str, float, dict[str, int]]]:
     """Reciprocal rank fusion: score = sum 1/(k + rank) over the channels that rank the item."""
     scores: dict[str, float] = {}
@@ -250,12 +108,6 @@ def fuse(rankings: Mapping[str, Sequence[str]], k: int) -> list[tuple[str, float
         ((item, score, ranks[item]) for item, score in scores.items()),
         key=lambda row: (-row[1], row[0]),
     )
-
-
-class Candidate(msgspec.Struct, frozen=True):
-    paragraph_id: str
-    document_id: str
-    score: float  # the channel's own score (BM25, cosine, or 1.0 for named documents)
 
 
 class Fused(msgspec.Struct, frozen=True):
@@ -362,9 +214,9 @@ def retrieve_spans(
     """`query_vector` may be a Future: the question's embedding then computes while the name
     channel, the full-text channel and the named documents' lead paragraphs are read (they wait on
     Neo4j, the model on the CPU). With the vector at hand, a large scope's HNSW search runs beside
-    the name read and full-text and leads come in one statement (_early_vector_read, _one_read).
+    the name read and full-text and leads come in one statement (early_vector_read, one_read).
     `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
-    vector_read = _early_vector_read(graph, plan, query_vector, settings, channels)
+    vector_read = early_vector_read(graph, plan, query_vector, settings, channels)
     kps = graph.read(
         "retrieval/knowledge_point_candidates",
         lucene=name_query(plan.scope, plan.query),
@@ -379,14 +231,14 @@ def retrieve_spans(
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
     terms = [*plan.terms, *expansion_terms]
     combined = (
-        _one_read(graph, plan, names, terms, expansions, lucene, vector_read, settings, channels)
+        one_read(graph, plan, names, terms, expansions, lucene, vector_read, settings, channels)
         if vector_read is not None
         else None
     )
     if combined is not None:
         lucene, fulltext_mode, vector_mode, found = combined
     else:
-        lucene, fulltext_mode, vector_mode, found = _channel_reads(
+        lucene, fulltext_mode, vector_mode, found = channel_reads(
             graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
         )
 
@@ -448,165 +300,6 @@ def retrieve_spans(
     )
 
 
-Channels = dict[str, list["Candidate"]]
-
-
-def _early_vector_read(
-    graph: Graph,
-    plan: QueryPlan,
-    query_vector: Sequence[float] | Future[list[float]] | None,
-    settings: PipelineSettings,
-    channels: frozenset[str],
-) -> Future[list[Row]] | None:
-    """A large scope whose own indexes are complete, with the question's vector at hand: its
-    HNSW search starts now, beside the name read it does not depend on. None otherwise (while
-    the embedding still computes, the name, full-text and lead reads run during that wait
-    instead, in _channel_reads)."""
-    if query_vector is None or "vector" not in channels:
-        return None
-    if isinstance(query_vector, Future) and not query_vector.done():
-        return None
-    size = _scope_size(graph, plan.scope, settings)
-    large = size.paragraphs > max(
-        settings.exact_vector_max_paragraphs, settings.exact_fulltext_max_paragraphs
-    )
-    if not (large and size.own_index and size.own_fulltext_index):
-        return None
-    vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
-    return read_in_background(
-        graph, "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
-        limit=settings.retrieval_candidates, indexName=scope_vector_index(plan.scope),
-    )  # fmt: skip
-
-
-def _one_read(
-    graph: Graph,
-    plan: QueryPlan,
-    names: Sequence[NameMatch],
-    terms: Sequence[str],
-    phrases: Sequence[str],
-    lucene: str,
-    vector_read: Future[list[Row]],
-    settings: PipelineSettings,
-    channels: frozenset[str],
-) -> tuple[str, str, str, Channels] | None:
-    """The full-text and lead channels of a large scope in one statement
-    (cypher/retrieval/channels_scope_index.cypher), with the vector search already running:
-    (the Lucene query, full-text mode, vector mode, the channels' candidates). None when an
-    index went away since the scope's state was cached, or the question has no full-text
-    clause: then the per-channel reads answer, as for other scopes."""
-    own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
-    if "fulltext" in channels and not own:
-        return None  # no clause: the exact statement answers (with nothing), as before
-    named = [n.document_id for n in names if n.document_id]
-    leading = "knowledgePoint" in channels and bool(named) and _names_lead(plan, names)
-    try:
-        [row] = graph.read(
-            "retrieval/channels_scope_index", scope=plan.scope, lucene=own,
-            fulltextIndex=scope_fulltext_index(plan.scope), limit=settings.retrieval_candidates,
-            documentIds=named if leading else [], lead=_LEAD_PARAGRAPHS,
-        )  # fmt: skip
-        vector_rows = vector_read.result()
-    except ClientError:  # an index dropped (the scope shrank) since its state was cached
-        _SIZES.pop(plan.scope, None)
-        return None
-    found: Channels = {}
-    if "fulltext" in channels:
-        ranked = [Candidate(p, d, float(score)) for p, d, score in row["fulltext"]]
-        found["fulltext"] = sorted(ranked, key=lambda c: (-c.score, c.paragraph_id))
-    found["vector"] = _candidates(vector_rows)
-    if leading:
-        found["knowledgePoint"] = _leads(named, row["leads"])
-    if "fulltext" not in channels:
-        return lucene, "none", "scope_index", found
-    return own, "scope_index", "scope_index", found
-
-
-def _channel_reads(
-    graph: Graph,
-    plan: QueryPlan,
-    names: Sequence[NameMatch],
-    terms: Sequence[str],
-    phrases: Sequence[str],
-    lucene: str,
-    query_vector: Sequence[float] | Future[list[float]] | None,
-    settings: PipelineSettings,
-    channels: frozenset[str],
-) -> tuple[str, str, str, Channels]:
-    """The channels one statement each: exact search in small scopes, the shared vector index
-    while a scope's own one is populating, and the reads that overlap the embedding."""
-    limit = settings.retrieval_candidates
-    found: Channels = {}
-    fulltext_mode = "none"
-    if "fulltext" in channels:
-        lucene, fulltext_mode, found["fulltext"] = _fulltext(
-            graph, plan.scope, terms, phrases, lucene, settings
-        )
-    # Before the wait for the question's vector: this read needs only the names.
-    lead = _lead_candidates(graph, plan, names) if "knowledgePoint" in channels else None
-    vector_mode = "none"
-    if query_vector is not None and "vector" in channels:
-        size = _scope_size(graph, plan.scope, settings)
-        vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
-        if size.paragraphs <= settings.exact_vector_max_paragraphs:
-            vector_mode = "exact"
-            rows = graph.read(
-                "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
-            )
-        elif size.own_index:
-            vector_mode = "scope_index"
-            rows = graph.read(
-                "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
-                limit=limit, indexName=scope_vector_index(plan.scope),
-            )  # fmt: skip
-        else:
-            # The shared index ranks every scope; ask for enough that `limit` are this scope's.
-            share = size.paragraphs / max(size.all_paragraphs, 1)
-            candidates = min(
-                settings.vector_max_candidates,
-                max(limit, int(limit * settings.vector_oversample / max(share, 1e-9))),
-            )
-            vector_mode = f"index:{candidates}"
-            rows = graph.read(
-                "retrieval/vector_paragraphs_index", scope=plan.scope, vector=vector, limit=limit,
-                candidates=candidates,
-            )  # fmt: skip
-        found["vector"] = _candidates(rows)
-    if lead is not None:
-        found["knowledgePoint"] = lead
-    return lucene, fulltext_mode, vector_mode, found
-
-
-def _fulltext(
-    graph: Graph,
-    scope: str,
-    terms: Sequence[str],
-    phrases: Sequence[str],
-    lucene: str,
-    settings: PipelineSettings,
-) -> tuple[str, str, list[Candidate]]:
-    """The full-text channel, scored with the scope's own statistics: (the Lucene query run,
-    its mode, the candidates best first). A large scope whose own index is ONLINE is searched
-    there; any other scope exactly (lexical.exact_fulltext), which also covers a large scope
-    whose index is still populating or went away since the size was cached."""
-    limit = settings.retrieval_candidates
-    size = _scope_size(graph, scope, settings)
-    own = lucene_clauses(terms, phrases)
-    if size.paragraphs > settings.exact_fulltext_max_paragraphs and size.own_fulltext_index and own:
-        try:
-            rows = graph.read(
-                "retrieval/fulltext_paragraphs_scope_index", indexName=scope_fulltext_index(scope),
-                lucene=own, scope=scope, limit=limit,
-            )  # fmt: skip
-        except ClientError:  # dropped (the scope shrank) since its state was cached
-            _SIZES.pop(scope, None)
-        else:
-            ranked = sorted(_candidates(rows), key=lambda c: (-c.score, c.paragraph_id))
-            return own, "scope_index", ranked
-    scored = exact_fulltext(graph, scope, lucene, query_clauses(terms, phrases), limit)
-    return lucene, "exact", [Candidate(p, d, score) for p, d, score in scored]
-
-
 def _evidence(
     ranking: Sequence[Fused], settings: PipelineSettings, required: Sequence[str] = ()
 ) -> list[Fused]:
@@ -637,47 +330,6 @@ def _interleave(fused: Sequence[Fused], documents: Sequence[str]) -> list[Fused]
     return mixed + [f for f in fused if f.document_id not in set(documents)]
 
 
-def _lead_candidates(
-    graph: Graph, plan: QueryPlan, names: Sequence[NameMatch]
-) -> list[Candidate] | None:
-    """The first paragraphs of the documents the question names, when names lead it."""
-    documents = [n.document_id for n in names if n.document_id]
-    if not documents or not _names_lead(plan, names):
-        return None
-    rows = graph.read(
-        "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
-    )
-    return _leads(documents, [(r["paragraphId"], r["documentId"], r["ordinal"]) for r in rows])
-
-
-def _leads(documents: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[Candidate]:
-    """Lead paragraphs [paragraphId, documentId, ordinal] in the order the names came, each
-    document's in reading order, scored 1 / (1 + ordinal)."""
-    order = {d: i for i, d in enumerate(documents)}
-    ranked = sorted(rows, key=lambda r: (order[r[1]], r[2]))
-    return [Candidate(p, d, 1.0 / (1 + int(ordinal))) for p, d, ordinal in ranked]
-
-
-def _candidates(rows: Iterable[Mapping[str, Any]]) -> list[Candidate]:
-    return [Candidate(r["paragraphId"], r["documentId"], float(r["score"])) for r in rows]
-
-
-def _names_lead(plan: QueryPlan, names: Sequence[NameMatch]) -> bool:
-    """The knowledge-point channel joins the fusion only when a named concept is what the
-    question is about: a definition, or names covering at least half of the key terms. A short
-    title that merely occurs in a longer question ('Clock' in a question about the display)
-    only expands the full-text query."""
-    if plan.intent in ("definition", "compare"):
-        return True
-    named = {t for n in names for t in re.findall(r"\w+", compact_key(n.matched))}
-    covered = [
-        t
-        for t in plan.terms
-        if compact_key(t) in named or any(compact_key(t) in compact_key(n.matched) for n in names)
-    ]
-    return bool(plan.terms) and len(covered) * 2 >= len(plan.terms)
-
-
 def _segments(hits: Sequence[Hit]) -> list[Segment]:
     """Runs of adjacent relevant paragraphs inside one document (dsRAG-style segments)."""
     by_document: dict[str, list[Hit]] = {}
@@ -700,8 +352,3 @@ def _segments(hits: Sequence[Hit]) -> list[Segment]:
             if len(covered) >= 2:
                 segments.append(Segment(document_id, covered, round(seg.score, 6)))
     return segments
-
-
-def _escape(text: str) -> str:
-    escaped = _LUCENE_SPECIAL.sub(r"\\\1", text.strip())
-    return _LUCENE_OPERATOR.sub(lambda match: match.group(1).lower(), escaped)

@@ -52,8 +52,9 @@ import msgspec
 
 from service.answer.judge import ChatCompleter
 from service.db.graph import Graph
+from service.pipeline.lucene import lucene_query
 from service.pipeline.plan import Depth, QueryPlan, plan_query
-from service.pipeline.retrieval import Retrieval, lucene_query, retrieve_spans
+from service.pipeline.retrieval import Retrieval, retrieve_spans
 from service.question.runner import (
     QueryEmbedder,
     QuestionError,

@@ -16,8 +16,9 @@ from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
 from service.pipeline.lexical import exact_fulltext, query_clauses
+from service.pipeline.lucene import lucene_clauses, lucene_query
 from service.pipeline.plan import plan_query
-from service.pipeline.retrieval import lucene_clauses, lucene_query, retrieve_spans
+from service.pipeline.retrieval import retrieve_spans
 from service.question.runner import answer_question
 from service.scope import scope_fulltext_index
 from service.settings import IngestSettings, PipelineSettings

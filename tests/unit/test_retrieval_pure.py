@@ -1,5 +1,7 @@
 from service.pipeline.explain import cypher_literal
-from service.pipeline.retrieval import fuse, lucene_query, match_names
+from service.pipeline.lucene import lucene_query
+from service.pipeline.names import match_names
+from service.pipeline.retrieval import fuse
 from service.scope import scope_key
 
 KPS = [

@@ -1,0 +1,279 @@
+"""Retrieval's channels: which statements find a scope's candidates (full-text, vector, the
+named concepts' lead paragraphs), chosen by the scope's size and its own indexes, and how they
+overlap the question's embedding. Fusion happens in retrieval.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+import msgspec
+from neo4j.exceptions import ClientError
+
+from service.db.graph import Graph, Row
+from service.pipeline.background import read_in_background
+from service.pipeline.lexical import exact_fulltext, query_clauses
+from service.pipeline.lucene import lucene_clauses
+from service.pipeline.names import NameMatch, names_lead
+from service.pipeline.plan import QueryPlan
+from service.scope import scope_fulltext_index, scope_label, scope_vector_index
+from service.settings import PipelineSettings
+
+__all__ = [
+    "CHANNELS",
+    "Candidate",
+    "Channels",
+    "ScopeSize",
+    "channel_reads",
+    "early_vector_read",
+    "one_read",
+    "scope_size",
+]
+
+CHANNELS = frozenset({"fulltext", "vector", "knowledgePoint"})
+
+
+_LEAD_PARAGRAPHS = 3
+
+
+class Candidate(msgspec.Struct, frozen=True):
+    paragraph_id: str
+    document_id: str
+    score: float  # the channel's own score (BM25, cosine, or 1.0 for named documents)
+
+
+Channels = dict[str, list["Candidate"]]
+
+
+class ScopeSize(msgspec.Struct, frozen=True):
+    paragraphs: int  # in the scope
+    all_paragraphs: int  # in the database
+    own_index: bool  # the scope's own vector index is ONLINE (ingest/scope_index.py)
+    own_fulltext_index: bool = False  # the scope's own full-text index is ONLINE
+
+
+_SIZES: dict[str, tuple[float, ScopeSize]] = {}  # scope -> (time read, size)
+
+
+_SIZES_TTL_S = 60.0
+
+
+_SIZES_MAX_SCOPES = 1024
+
+
+def scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSize:
+    """Cached for a minute: only used to choose exact, own-index or shared-index search (a
+    stale size never makes full-text scores inexact: the exact statement counts the scope
+    itself, and a missing own index falls back to it)."""
+    now = time.monotonic()
+    cached = _SIZES.get(scope)
+    if cached and now - cached[0] < _SIZES_TTL_S:
+        return cached[1]
+    row = graph.read("retrieval/paragraph_counts", scope=scope, label=scope_label(scope))[0]
+    in_scope = int(row["scopeParagraphs"])
+    # An own index answers for the scope only once every paragraph carries the scope's label
+    # (ingest creates the index first, then labels, and labels new paragraphs after writing).
+    complete = int(row["labelled"]) == in_scope
+    own = (
+        complete
+        and in_scope > settings.exact_vector_max_paragraphs
+        and any(
+            r["state"] == "ONLINE"
+            for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
+        )
+    )
+    own_fulltext = (
+        complete
+        and in_scope > settings.exact_fulltext_max_paragraphs
+        and any(
+            r["state"] == "ONLINE"
+            for r in graph.read("scope/fulltext_index_state", indexName=scope_fulltext_index(scope))
+        )
+    )
+    if len(_SIZES) >= _SIZES_MAX_SCOPES:
+        _SIZES.clear()
+    _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own, own_fulltext))
+    return _SIZES[scope][1]
+
+
+def early_vector_read(
+    graph: Graph,
+    plan: QueryPlan,
+    query_vector: Sequence[float] | Future[list[float]] | None,
+    settings: PipelineSettings,
+    channels: frozenset[str],
+) -> Future[list[Row]] | None:
+    """A large scope whose own indexes are complete, with the question's vector at hand: its
+    HNSW search starts now, beside the name read it does not depend on. None otherwise (while
+    the embedding still computes, the name, full-text and lead reads run during that wait
+    instead, in channel_reads)."""
+    if query_vector is None or "vector" not in channels:
+        return None
+    if isinstance(query_vector, Future) and not query_vector.done():
+        return None
+    size = scope_size(graph, plan.scope, settings)
+    large = size.paragraphs > max(
+        settings.exact_vector_max_paragraphs, settings.exact_fulltext_max_paragraphs
+    )
+    if not (large and size.own_index and size.own_fulltext_index):
+        return None
+    vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
+    return read_in_background(
+        graph, "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
+        limit=settings.retrieval_candidates, indexName=scope_vector_index(plan.scope),
+    )  # fmt: skip
+
+
+def one_read(
+    graph: Graph,
+    plan: QueryPlan,
+    names: Sequence[NameMatch],
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    vector_read: Future[list[Row]],
+    settings: PipelineSettings,
+    channels: frozenset[str],
+) -> tuple[str, str, str, Channels] | None:
+    """The full-text and lead channels of a large scope in one statement
+    (cypher/retrieval/channels_scope_index.cypher), with the vector search already running:
+    (the Lucene query, full-text mode, vector mode, the channels' candidates). None when an
+    index went away since the scope's state was cached, or the question has no full-text
+    clause: then the per-channel reads answer, as for other scopes."""
+    own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
+    if "fulltext" in channels and not own:
+        return None  # no clause: the exact statement answers (with nothing), as before
+    named = [n.document_id for n in names if n.document_id]
+    leading = "knowledgePoint" in channels and bool(named) and names_lead(plan, names)
+    try:
+        [row] = graph.read(
+            "retrieval/channels_scope_index", scope=plan.scope, lucene=own,
+            fulltextIndex=scope_fulltext_index(plan.scope), limit=settings.retrieval_candidates,
+            documentIds=named if leading else [], lead=_LEAD_PARAGRAPHS,
+        )  # fmt: skip
+        vector_rows = vector_read.result()
+    except ClientError:  # an index dropped (the scope shrank) since its state was cached
+        _SIZES.pop(plan.scope, None)
+        return None
+    found: Channels = {}
+    if "fulltext" in channels:
+        ranked = [Candidate(p, d, float(score)) for p, d, score in row["fulltext"]]
+        found["fulltext"] = sorted(ranked, key=lambda c: (-c.score, c.paragraph_id))
+    found["vector"] = _candidates(vector_rows)
+    if leading:
+        found["knowledgePoint"] = _leads(named, row["leads"])
+    if "fulltext" not in channels:
+        return lucene, "none", "scope_index", found
+    return own, "scope_index", "scope_index", found
+
+
+def channel_reads(
+    graph: Graph,
+    plan: QueryPlan,
+    names: Sequence[NameMatch],
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    query_vector: Sequence[float] | Future[list[float]] | None,
+    settings: PipelineSettings,
+    channels: frozenset[str],
+) -> tuple[str, str, str, Channels]:
+    """The channels one statement each: exact search in small scopes, the shared vector index
+    while a scope's own one is populating, and the reads that overlap the embedding."""
+    limit = settings.retrieval_candidates
+    found: Channels = {}
+    fulltext_mode = "none"
+    if "fulltext" in channels:
+        lucene, fulltext_mode, found["fulltext"] = _fulltext(
+            graph, plan.scope, terms, phrases, lucene, settings
+        )
+    # Before the wait for the question's vector: this read needs only the names.
+    lead = _lead_candidates(graph, plan, names) if "knowledgePoint" in channels else None
+    vector_mode = "none"
+    if query_vector is not None and "vector" in channels:
+        size = scope_size(graph, plan.scope, settings)
+        vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
+        if size.paragraphs <= settings.exact_vector_max_paragraphs:
+            vector_mode = "exact"
+            rows = graph.read(
+                "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
+            )
+        elif size.own_index:
+            vector_mode = "scope_index"
+            rows = graph.read(
+                "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
+                limit=limit, indexName=scope_vector_index(plan.scope),
+            )  # fmt: skip
+        else:
+            # The shared index ranks every scope; ask for enough that `limit` are this scope's.
+            share = size.paragraphs / max(size.all_paragraphs, 1)
+            candidates = min(
+                settings.vector_max_candidates,
+                max(limit, int(limit * settings.vector_oversample / max(share, 1e-9))),
+            )
+            vector_mode = f"index:{candidates}"
+            rows = graph.read(
+                "retrieval/vector_paragraphs_index", scope=plan.scope, vector=vector, limit=limit,
+                candidates=candidates,
+            )  # fmt: skip
+        found["vector"] = _candidates(rows)
+    if lead is not None:
+        found["knowledgePoint"] = lead
+    return lucene, fulltext_mode, vector_mode, found
+
+
+def _fulltext(
+    graph: Graph,
+    scope: str,
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    lucene: str,
+    settings: PipelineSettings,
+) -> tuple[str, str, list[Candidate]]:
+    """The full-text channel, scored with the scope's own statistics: (the Lucene query run,
+    its mode, the candidates best first). A large scope whose own index is ONLINE is searched
+    there; any other scope exactly (lexical.exact_fulltext), which also covers a large scope
+    whose index is still populating or went away since the size was cached."""
+    limit = settings.retrieval_candidates
+    size = scope_size(graph, scope, settings)
+    own = lucene_clauses(terms, phrases)
+    if size.paragraphs > settings.exact_fulltext_max_paragraphs and size.own_fulltext_index and own:
+        try:
+            rows = graph.read(
+                "retrieval/fulltext_paragraphs_scope_index", indexName=scope_fulltext_index(scope),
+                lucene=own, scope=scope, limit=limit,
+            )  # fmt: skip
+        except ClientError:  # dropped (the scope shrank) since its state was cached
+            _SIZES.pop(scope, None)
+        else:
+            ranked = sorted(_candidates(rows), key=lambda c: (-c.score, c.paragraph_id))
+            return own, "scope_index", ranked
+    scored = exact_fulltext(graph, scope, lucene, query_clauses(terms, phrases), limit)
+    return lucene, "exact", [Candidate(p, d, score) for p, d, score in scored]
+
+
+def _lead_candidates(
+    graph: Graph, plan: QueryPlan, names: Sequence[NameMatch]
+) -> list[Candidate] | None:
+    """The first paragraphs of the documents the question names, when names lead it."""
+    documents = [n.document_id for n in names if n.document_id]
+    if not documents or not names_lead(plan, names):
+        return None
+    rows = graph.read(
+        "retrieval/document_lead_paragraphs", documentIds=documents, lead=_LEAD_PARAGRAPHS
+    )
+    return _leads(documents, [(r["paragraphId"], r["documentId"], r["ordinal"]) for r in rows])
+
+
+def _leads(documents: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[Candidate]:
+    """Lead paragraphs [paragraphId, documentId, ordinal] in the order the names came, each
+    document's in reading order, scored 1 / (1 + ordinal)."""
+    order = {d: i for i, d in enumerate(documents)}
+    ranked = sorted(rows, key=lambda r: (order[r[1]], r[2]))
+    return [Candidate(p, d, 1.0 / (1 + int(ordinal))) for p, d, ordinal in ranked]
+
+
+def _candidates(rows: Iterable[Mapping[str, Any]]) -> list[Candidate]:
+    return [Candidate(r["paragraphId"], r["documentId"], float(r["score"])) for r in rows]
