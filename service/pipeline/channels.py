@@ -44,7 +44,7 @@ class Candidate(msgspec.Struct, frozen=True):
     score: float  # the channel's own score (BM25, cosine, or 1.0 for named documents)
 
 
-Channels = dict[str, list["Candidate"]]
+Channels = dict[str, list[Candidate]]
 
 
 class ScopeSize(msgspec.Struct, frozen=True):
@@ -58,8 +58,6 @@ _SIZES: dict[str, tuple[float, ScopeSize]] = {}  # scope -> (time read, size)
 
 
 _SIZES_TTL_S = 60.0
-
-
 _SIZES_MAX_SCOPES = 1024
 
 
@@ -79,23 +77,21 @@ def scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSiz
     own = (
         complete
         and in_scope > settings.exact_vector_max_paragraphs
-        and any(
-            r["state"] == "ONLINE"
-            for r in graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
-        )
+        and _online(graph, "scope/vector_index_state", scope_vector_index(scope))
     )
     own_fulltext = (
         complete
         and in_scope > settings.exact_fulltext_max_paragraphs
-        and any(
-            r["state"] == "ONLINE"
-            for r in graph.read("scope/fulltext_index_state", indexName=scope_fulltext_index(scope))
-        )
+        and _online(graph, "scope/fulltext_index_state", scope_fulltext_index(scope))
     )
     if len(_SIZES) >= _SIZES_MAX_SCOPES:
         _SIZES.clear()
     _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own, own_fulltext))
     return _SIZES[scope][1]
+
+
+def _online(graph: Graph, statement: str, index: str) -> bool:
+    return any(r["state"] == "ONLINE" for r in graph.read(statement, indexName=index))
 
 
 def early_vector_read(
@@ -140,11 +136,8 @@ def one_read(
     """The full-text and lead channels of a large scope in one statement
     (cypher/retrieval/channels_scope_index.cypher), with the vector search already running:
     (the Lucene query, full-text mode, vector mode, the channels' candidates). None when an
-    index went away since the scope's state was cached, or the question has no full-text
-    clause: then the per-channel reads answer, as for other scopes."""
+    index went away since the scope's state was cached: then the per-channel reads answer."""
     own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
-    if "fulltext" in channels and not own:
-        return None  # no clause: the exact statement answers (with nothing), as before
     named = [n.document_id for n in names if n.document_id]
     leading = "knowledgePoint" in channels and bool(named) and names_lead(plan, names)
     try:
@@ -166,6 +159,8 @@ def one_read(
         found["knowledgePoint"] = _leads(named, row["leads"])
     if "fulltext" not in channels:
         return lucene, "none", "scope_index", found
+    if not own:  # no clause: nothing to search, reported as the exact path reports it
+        return lucene, "exact", "scope_index", found
     return own, "scope_index", "scope_index", found
 
 

@@ -58,7 +58,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     local: LocalServerSettings
     embedding: EmbeddingSettings
     ingest: IngestSettings
-    cypher_dir: Annotated[Path, env_name("KGS_CYPHER_DIR")]
+    cypher_dir: Path
     use_docker: Annotated[bool, env_name("KGS_USE_DOCKER"), AUTO_IS_ON] = True
     llm: LlmSettings = msgspec.field(default_factory=LlmSettings)
     api: ApiSettings = msgspec.field(default_factory=ApiSettings)
