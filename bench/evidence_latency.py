@@ -82,6 +82,10 @@ def main() -> None:
     )  # fmt: skip
     known = [*SCALES, *SPREAD_SCALES]
     parser.add_argument("--scales", default="10k,100k", help="comma list of: " + ", ".join(known))
+    parser.add_argument(
+        "--corpus-only", action="store_true",
+        help="write (or complete) the scales' corpora and stop: a million paragraphs take an hour",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.questions < 1:
         parser.error("--questions must be positive")
@@ -143,6 +147,9 @@ def main() -> None:
             s: {"scopes": [ensure_corpus(graph, c, settings, make_synthetic) for c in corpora[s]]}
             for s in scales
         }
+        if args.corpus_only:
+            print(json.dumps(written, indent=1), flush=True)
+            return
         model_path = model_location(settings.embedding.model)
         peer_connection = {
             "uri": connection.uri, "user": connection.user, "password": connection.password,

@@ -245,6 +245,7 @@ class LocalNeo4jServer:
             "dbms.usage_report.enabled=false",
             "server.logs.gc.enabled=false",
             f"internal.dbms.index.vector.standard_merge_factor={s.vector_merge_factor}",
+            f"db.tx_log.rotation.retention_policy={s.tx_log_retention}",
             f"browser.remote_content_hostname_whitelist={','.join(self.guide_hosts)}",
             *(f"server.jvm.additional={flag}" for flag in _JVM_ADDITIONAL),
         ]

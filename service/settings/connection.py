@@ -40,6 +40,9 @@ class LocalServerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # HNSW searches per question; 2 keeps an index in a few segments at the price of more
     # background merging while writing (docs/benchmarks.md).
     vector_merge_factor: Annotated[int, msgspec.Meta(ge=2)] = 2
+    # Transaction logs kept after a checkpoint (Neo4j's default keeps two days: tens of GB after
+    # a million-paragraph ingest). A local server is rebuilt from the Markdown, not restored.
+    tx_log_retention: str = "1G size"
     start_timeout_s: float = 180.0
     stop_timeout_s: float = 120.0
     provision_timeout_s: float = 1800.0
