@@ -198,6 +198,7 @@ def channel_reads(
     while a scope's own one is populating, and the reads that overlap the embedding."""
     limit = settings.retrieval_candidates
     found: Channels = {}
+    details: dict[str, Row] | None = None
     fulltext_mode = "none"
     if "fulltext" in channels:
         lucene, fulltext_mode, found["fulltext"] = _fulltext(
@@ -215,11 +216,16 @@ def channel_reads(
                 "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
             )
         elif size.own_index:
+            # After the embedding, one round trip: the search and every candidate's details.
             vector_mode = "scope_index"
-            rows = graph.read(
-                "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
-                limit=limit, indexName=scope_vector_index(plan.scope),
+            known = [c.paragraph_id for found_in in found.values() for c in found_in]
+            known += [c.paragraph_id for c in lead or ()]
+            [row] = graph.read(
+                "retrieval/vector_hits_scope_index", scope=plan.scope, vector=vector,
+                limit=limit, indexName=scope_vector_index(plan.scope), knownIds=known,
             )  # fmt: skip
+            details = {str(r["paragraphId"]): r for r in row["paragraphs"]}
+            rows = [{"paragraphId": p, "documentId": d, "score": s} for p, d, s in row["vector"]]
         else:
             # The shared index ranks every scope; ask for enough that `limit` are this scope's.
             share = size.paragraphs / max(size.all_paragraphs, 1)
@@ -236,7 +242,11 @@ def channel_reads(
     if lead is not None:
         found["knowledgePoint"] = lead
     return ChannelRead(
-        lucene=lucene, fulltext_mode=fulltext_mode, vector_mode=vector_mode, found=found
+        lucene=lucene,
+        fulltext_mode=fulltext_mode,
+        vector_mode=vector_mode,
+        found=found,
+        details=details,
     )
 
 
