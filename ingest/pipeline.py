@@ -20,7 +20,7 @@ from ingest.embeddings import Embedder, EmbeddingError
 from ingest.problems import Problem
 from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
 from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
-from ingest.writer import delete_document, prune_knowledge_points, write_unit
+from ingest.writer import delete_document, prune_knowledge_points, unit_analyses, write_unit
 from service.db.graph import Graph, WriteCounters
 from service.errors import KgsError
 from service.settings import IngestSettings
@@ -216,20 +216,21 @@ def _ingest_scope(
     if options.dry_run:
         report.removed.extend(gone)
         return
-    # The model embeds chunk N+1 while chunk N is written: torch and the Bolt round trips both
-    # release the GIL, so graph writes hide behind the model instead of adding to it.
+    # A worker embeds and analyses chunk N+1 while chunk N is written: torch and the Bolt round
+    # trips release the GIL, so graph writes hide behind the model and the text analysis
+    # instead of adding to them.
     chunks = list(_chunks(changed, _EMBED_CHUNK_PARAGRAPHS))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed") as pool:
-        pending = pool.submit(_vectors, graph, embedding, chunks[0]) if chunks else None
+        pending = pool.submit(_prepare, graph, embedding, chunks[0]) if chunks else None
         for number, chunk in enumerate(chunks):
             assert pending is not None
-            vectors, status = pending.result()
+            vectors, status, analyses = pending.result()
             if number + 1 < len(chunks):
-                pending = pool.submit(_vectors, graph, embedding, chunks[number + 1])
+                pending = pool.submit(_prepare, graph, embedding, chunks[number + 1])
             report.embeddings_computed += len(vectors)
             progress.embeddings(len(vectors))
             for unit in chunk:
-                report.writes = report.writes + write_unit(graph, unit, vectors, status)
+                report.writes = report.writes + write_unit(graph, unit, vectors, status, analyses)
                 report.paragraphs_written += len(unit.paragraphs)
                 progress.paragraphs(len(unit.paragraphs))
     for path in gone:
@@ -288,6 +289,14 @@ def _knowledge_point_index(
         for path in row["paths"]:
             paths.setdefault(path, row["id"])
     return KnowledgePointIndex(entries, paths)
+
+
+def _prepare(
+    graph: Graph, embedding: _EmbeddingState, chunk: list[DocumentUnit]
+) -> tuple[dict[str, list[float]], str, dict[str, bytes]]:
+    """What writing the chunk needs besides its units: vectors, their status, text analyses."""
+    vectors, status = _vectors(graph, embedding, chunk)
+    return vectors, status, unit_analyses(chunk)
 
 
 def _vectors(

@@ -4,7 +4,7 @@ driver may retry the transaction and a killed run can simply be run again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -15,11 +15,17 @@ from service.graph_model import RELATION_TYPES
 from service.scope import scope_key
 from service.text.facts import paragraph_analysis
 
-__all__ = ["delete_document", "prune_knowledge_points", "write_unit"]
+__all__ = ["delete_document", "prune_knowledge_points", "unit_analyses", "write_unit"]
 
 # Row fields used to build relationships or embeddings, not stored as node properties.
 _HEADING_LINK_FIELDS = ("parentId",)
 _PARAGRAPH_TRANSIENT_FIELDS = ("headingId", "embeddingText")
+
+
+def unit_analyses(units: Iterable[DocumentUnit]) -> dict[str, bytes]:
+    """The stored text analysis of every paragraph of the units, by paragraph id (pure Python:
+    ingestion computes it for the next documents while Neo4j writes the current ones)."""
+    return {p["id"]: paragraph_analysis(p["text"], p["kind"]) for u in units for p in u.paragraphs}
 
 
 def write_unit(
@@ -27,7 +33,9 @@ def write_unit(
     unit: DocumentUnit,
     vectors: Mapping[str, list[float]],
     embedding_status: str,
+    analyses: Mapping[str, bytes],
 ) -> WriteCounters:
+    """`analyses` holds unit_analyses() of the unit (or more)."""
     doc_id, scope = unit.id, str(unit.document["scope"])
     headings = [_without(h, _HEADING_LINK_FIELDS) for h in unit.headings]
     heading_links = [{"id": h["id"], "parentId": h["parentId"]} for h in unit.headings]
@@ -35,7 +43,7 @@ def write_unit(
         {
             "id": p["id"],
             "properties": _without(p, _PARAGRAPH_TRANSIENT_FIELDS)
-            | {"analysis": paragraph_analysis(p["text"], p["kind"])},
+            | {"analysis": analyses[p["id"]]},
             "embedding": vectors.get(p["id"]),
         }
         for p in unit.paragraphs
