@@ -1,6 +1,12 @@
 // mode: write
-// Removes a document with its headings, paragraphs and the relations it declared.
+// Removes a document with its headings, paragraphs and the relations it declared; answer records
+// that cited or used it become stale.
 MATCH (d:Document {id: $documentId})
+CALL (d) {
+  MATCH (r:AnswerRecord)-[:CITED_DOCUMENT]->(d)
+  WHERE r.staleAt IS NULL
+  SET r.staleAt = toString(datetime()), r.staleReason = 'document removed'
+}
 CALL (d) {
   MATCH (:KnowledgePoint {scope: d.scope})-[r]->(:KnowledgePoint)
   WHERE r.sourceDocumentId = d.id

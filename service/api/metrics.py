@@ -1,7 +1,7 @@
 """Prometheus metrics at /metrics: requests and latencies per route (Litestar's Prometheus
 middleware, grouped by route template), plus what the service itself counts: time per pipeline
-stage, answers by status (abstentions included), degraded answers, Neo4j errors and rate-limit
-refusals."""
+stage, answers by status (abstentions included), degraded answers, answer records by outcome,
+Neo4j errors and rate-limit refusals."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram,
 __all__ = [
     "count_neo4j_error",
     "count_rate_limited",
+    "count_record",
     "metrics",
     "prometheus_config",
     "record_answer",
@@ -36,6 +37,9 @@ DEGRADED = Counter(
 NEO4J_ERRORS = Counter("kgs_neo4j_errors_total", "Requests that failed on Neo4j", ["kind"])
 # key: the configured key name, or "-" for a client identified by its address (unbounded values
 # stay out of the labels).
+RECORDS = Counter(
+    "kgs_answer_records_total", "Answer records by outcome: written, dropped, failed", ["outcome"]
+)
 RATE_LIMITED = Counter(
     "kgs_rate_limited_total", "Requests refused 429 by the per-key rate limit", ["key"]
 )
@@ -70,6 +74,10 @@ def record_answer(response: Mapping[str, Any]) -> None:
 
 def count_neo4j_error(kind: str) -> None:
     NEO4J_ERRORS.labels(kind=kind).inc()
+
+
+def count_record(outcome: str) -> None:
+    RECORDS.labels(outcome=outcome).inc()
 
 
 def count_rate_limited(key: str) -> None:

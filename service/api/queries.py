@@ -74,6 +74,9 @@ class QueryResponse(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=
     knowledge_points: list[dict[str, Any]]
     citations: list[Citation]
     structured_answer: dict[str, Any]  # directAnswer == answer
+    # Scope, evidence status, citation count, graph status, recovered / degradation, replay id:
+    # present with trace=false too (docs/api.md).
+    evidence_status: dict[str, Any]
     trace_id: str  # also the X-Trace-Id header; GET /v1/traces/{traceId} while retained
     trace: dict[str, Any] | None = None
 
@@ -99,12 +102,14 @@ async def check_request(
 
 async def run_answer(
     resources: AppResources,
+    grant: Grant,
     scopes: tuple[str, ...],
     request: QueryRequest,
     on_call: Callable[[CypherCall], None] | None = None,
 ) -> dict[str, Any]:
     """Answer in a worker process, or a thread of this one (the stream's progress events come
-    from the thread), at most max_concurrent_answers at once; keep the trace."""
+    from the thread), at most max_concurrent_answers at once; keep the trace, and hand the
+    record to the writer (the answer does not wait for it)."""
     graph = resources.request_graph(on_call)
     job = AnswerJob(query=request.query, scope=scopes[0] if request.scope is not None else None,
                     scopes=scopes, depth=request.depth, top_k=request.top_k,
@@ -119,13 +124,17 @@ async def run_answer(
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id
     record_answer(response)
+    now_ms = time.time_ns() // 1_000_000
     resources.traces.put(
         StoredTrace(
             trace_id=graph.trace_id, scope=response["trace"]["plan"]["scope"], scopes=scopes,
             query=request.query, status=str(response["status"]), trace=response["trace"],
-            created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now_ms / 1000)),
         )
     )  # fmt: skip
+    if resources.records is not None:
+        resources.records.submit(response, query=request.query, scopes=scopes,
+                                 key_name=grant.key, created_at_ms=now_ms)  # fmt: skip
     return response
 
 
@@ -151,5 +160,5 @@ class QueryController(Controller):
         """Answer one question from one scope: the one named, or else the best of the scopes
         the key may read (each citation names its scope; the trace's scopeChoice says why)."""
         scopes = await check_request(resources, grant, data)
-        response = await run_answer(resources, scopes, data)
+        response = await run_answer(resources, grant, scopes, data)
         return to_response(response, with_trace=trace)

@@ -1,6 +1,6 @@
 """Resources that live as long as the app: one Neo4j driver (bounded pool, bounded retries), the
-embedding model, recent traces, the limit on concurrent answers. The lifespan opens and closes
-them; handlers receive them as the `resources` dependency."""
+embedding model, recent traces, the answer record writer, the limit on concurrent answers. The
+lifespan opens and closes them; handlers receive them as the `resources` dependency."""
 
 from __future__ import annotations
 
@@ -15,12 +15,14 @@ from neo4j.exceptions import DriverError, Neo4jError
 from ingest.embeddings import Embedder, EmbeddingError, SentenceTransformerEmbedder
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
+from service.api.metrics import count_record
 from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
 from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
+from service.records import RecordWriter
 from service.settings import Settings
 from service.text.text_cache import configure_text_caches
 
@@ -55,12 +57,15 @@ class AppResources:
         self._model_server: ModelServer | None = None  # the model, served to those workers
         self._close: Callable[[], None] | None = None
         self._scope_locks: dict[str, anyio.Lock] = {}
+        self.records: RecordWriter | None = None  # stores every answer (KGS_RECORDS_ENABLED)
 
     def open(self) -> None:
         configure_text_caches(self.settings.text_cache)
         if self._owns_graph:
             self._open_graph()
         self.ensure_schema()
+        if self.graph is not None and self.settings.records.enabled:
+            self.records = RecordWriter(self.graph, self.settings.records, count_record)
         if self._owns_embedder:
             self._load_embedder()
         # Only with resources opened here: borrowed ones (tests) stay in this process.
@@ -72,6 +77,9 @@ class AppResources:
             freeze_startup_objects()
 
     def close(self) -> None:
+        if self.records is not None:  # the answers given so far keep their records
+            self.records.close(self.settings.api.shutdown_grace_s)
+            self.records = None
         if self.answer_pool is not None:
             self.answer_pool.close()
             self.answer_pool = None

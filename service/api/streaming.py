@@ -67,11 +67,16 @@ class StreamController(Controller):
     ) -> ServerSentEvent:
         """Stage progress while the question is answered, then the answer."""
         scopes = await check_request(resources, grant, data)
-        return ServerSentEvent(_events(resources, scopes, data, with_trace=trace))
+        return ServerSentEvent(_events(resources, grant, scopes, data, with_trace=trace))
 
 
 async def _events(
-    resources: AppResources, scopes: tuple[str, ...], request: QueryRequest, *, with_trace: bool
+    resources: AppResources,
+    grant: Grant,
+    scopes: tuple[str, ...],
+    request: QueryRequest,
+    *,
+    with_trace: bool,
 ) -> AsyncIterator[ServerSentEventMessage]:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[ServerSentEventMessage | None] = asyncio.Queue()
@@ -81,7 +86,7 @@ async def _events(
 
     scope = scopes[0] if len(scopes) == 1 else None
     yield _event("started", {"traceId": current_trace_id(), "scope": scope, "scopes": scopes})
-    task = asyncio.ensure_future(run_answer(resources, scopes, request, on_call))
+    task = asyncio.ensure_future(run_answer(resources, grant, scopes, request, on_call))
     # Progress callbacks were queued before the worker returned, so they arrive first.
     task.add_done_callback(lambda _: queue.put_nowait(None))
     try:

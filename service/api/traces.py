@@ -1,4 +1,4 @@
-"""GET /v1/traces/{traceId}: the trace of a recent answer, within the key's scopes."""
+"""GET /v1/traces/{traceId}: the trace of an answer, within the key's scopes."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from service.api.auth import Grant
 from service.api.errors import not_found, v1_problems
 from service.api.state import AppResources
 from service.api.trace_store import StoredTrace
+from service.records import StoredRecord, read_record
 
 __all__ = ["TraceController"]
 
@@ -21,15 +22,19 @@ class TraceController(Controller):
     path = "/traces"
     tags = ["traces"]  # noqa: RUF012
 
-    @get("/{trace_id:str}", sync_to_thread=False, responses=v1_problems(404))
+    @get("/{trace_id:str}", sync_to_thread=True, responses=v1_problems(404))
     def get_trace(
         self,
         resources: AppResources,
         grant: Grant,
         trace_id: Annotated[str, Parameter(pattern=TRACE_ID_PATTERN)],
-    ) -> StoredTrace:
-        """The stored trace of a recent answer (same key scopes as the answer's)."""
-        stored = resources.traces.get(trace_id)
+    ) -> StoredTrace | StoredRecord:
+        """The trace of an answer (same key scopes as the answer's): this process's recent
+        ones from memory, any other from its answer record in Neo4j, whichever replica gave
+        it and across restarts, until record retention removes it."""
+        stored: StoredTrace | StoredRecord | None = resources.traces.get(trace_id)
+        if stored is None and resources.settings.records.enabled:
+            stored = read_record(resources.request_graph(), trace_id)
         if stored is None or not all(map(grant.can_read, (stored.scope, *stored.scopes))):
             raise not_found("trace")
         return stored

@@ -22,6 +22,7 @@ KGS_INDEXES = frozenset(
         "knowledge_point_scope_degree",
         "paragraph_document_id",
         "heading_document_id",
+        "answer_record_created",
     }
 )
 _POLL_INTERVAL_S = 0.25

@@ -305,6 +305,9 @@ def answer_question(
         "knowledgePoints": trace.knowledge_points(retrieval, context),
         "citations": citations,
         "structuredAnswer": {"directAnswer": answer, "profile": draft.profile},
+        "evidenceStatus": trace.evidence_status(
+            plan.scope, review, context, recovery, len(citations), pack.replay_id
+        ),
         "trace": {
             "traceId": trace.trace_id(plan.query, scope, pack.replay_id),
             "plan": trace.camel(plan),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -125,6 +125,32 @@ def graph_trace(context: GraphContext) -> dict[str, Any]:
         "successors": [camel(n) for n in context.successors],
         "diagnostics": camel(context.diagnostics) if context.diagnostics else None,
         "paths": list(context.paths),
+    }
+
+
+def evidence_status(
+    scope: str,
+    review: SufficiencyReview,
+    context: GraphContext,
+    recovery: Mapping[str, Any],
+    citations: int,
+    replay_id: str,
+) -> dict[str, Any]:
+    """The compact evidence status every response carries, trace or not: what a client shows
+    beside the answer without downloading the trace."""
+    graph = (
+        "unavailable"
+        if not context.available
+        else ("available" if context.anchor_id is not None else "no_anchor")
+    )
+    return {
+        "scope": scope,
+        "evidence": review.status,  # sufficient | borderline | insufficient
+        "degradation": review.degradation,  # none, or why the evidence falls short
+        "citations": citations,
+        "graph": graph,
+        "recovered": bool(recovery.get("adopted")),  # a wider second reading was adopted
+        "replayId": replay_id,
     }
 
 

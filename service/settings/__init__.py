@@ -33,6 +33,7 @@ from service.settings.evidence import (
 )
 from service.settings.ingestion import IngestSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
+from service.settings.records import RecordSettings
 
 __all__ = [
     "AnswerSettings",
@@ -46,6 +47,7 @@ __all__ = [
     "LocalServerSettings",
     "Neo4jSettings",
     "PipelineSettings",
+    "RecordSettings",
     "Settings",
     "SettingsError",
     "TextCacheSettings",
@@ -66,6 +68,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     answer: AnswerSettings = msgspec.field(default_factory=AnswerSettings)
     conflicts: ConflictSettings = msgspec.field(default_factory=ConflictSettings)
     text_cache: TextCacheSettings = msgspec.field(default_factory=TextCacheSettings)
+    records: RecordSettings = msgspec.field(default_factory=RecordSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -85,4 +88,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             answer=read_section(AnswerSettings, env, "KGS_ANSWER_"),
             conflicts=read_section(ConflictSettings, env, "KGS_CONFLICT_"),
             text_cache=read_section(TextCacheSettings, env, "KGS_"),
+            records=read_section(RecordSettings, env, "KGS_RECORDS_"),
         )  # fmt: skip

@@ -1,0 +1,100 @@
+"""An answer as a record: what is stored of it, built from the response the question layer made
+(pure: no I/O)."""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+__all__ = ["AnswerRecord", "Span", "build_record", "record_trace"]
+
+_COMPRESSION_LEVEL = 6  # zlib: traces shrink about 8x; level 9 costs twice the time for ~2 %
+_TRACE_OMITTED = {"omitted": "the compressed trace was larger than KGS_RECORDS_MAX_TRACE_BYTES"}
+
+
+class Span(msgspec.Struct, frozen=True, rename="camel"):
+    document_id: str
+    start_offset: int
+    end_offset: int
+    role: str = "citation"
+
+
+class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
+    id: str  # the answer's trace id
+    replay_id: str
+    scope: str  # answered from
+    scopes: tuple[str, ...]  # searched
+    query: str
+    status: str
+    created_at: str  # ISO 8601, UTC
+    created_at_ms: int
+    key_name: str  # the API key's configured name, never the key
+    timings_ms: dict[str, float]
+    evidence_status: dict[str, Any]
+    trace: bytes  # zlib-compressed JSON
+    cited: tuple[Span, ...]  # the citations' source spans
+    used: tuple[Span, ...]  # the context pack's fragments
+
+    def properties(self) -> dict[str, Any]:
+        """The node's properties (Neo4j holds no maps: those are JSON text)."""
+        return {
+            "id": self.id, "replayId": self.replay_id, "scope": self.scope,
+            "scopes": list(self.scopes), "query": self.query, "status": self.status,
+            "createdAt": self.created_at, "createdAtMs": self.created_at_ms,
+            "keyName": self.key_name, "timingsMs": msgspec.json.encode(self.timings_ms).decode(),
+            "evidenceStatus": msgspec.json.encode(self.evidence_status).decode(),
+            "citations": len(self.cited), "trace": self.trace,
+        }  # fmt: skip
+
+
+def build_record(
+    response: Mapping[str, Any],
+    *,
+    query: str,
+    scopes: Sequence[str],
+    key_name: str,
+    created_at_ms: int,
+    max_trace_bytes: int,
+) -> AnswerRecord:
+    trace = response["trace"]
+    blob = zlib.compress(msgspec.json.encode(trace), _COMPRESSION_LEVEL)
+    if len(blob) > max_trace_bytes:
+        slim = {k: trace[k] for k in ("traceId", "plan", "timingsMs") if k in trace}
+        blob = zlib.compress(msgspec.json.encode({**slim, **_TRACE_OMITTED}), _COMPRESSION_LEVEL)
+    pack = trace.get("ragContextPack") or {}
+    return AnswerRecord(
+        id=str(trace["traceId"]),
+        replay_id=str(pack.get("replayId") or ""),
+        scope=str(trace["plan"]["scope"]),
+        scopes=tuple(scopes),
+        query=query,
+        status=str(response["status"]),
+        created_at=_iso(created_at_ms),
+        created_at_ms=created_at_ms,
+        key_name=key_name,
+        timings_ms={str(k): float(v) for k, v in (trace.get("timingsMs") or {}).items()},
+        evidence_status=dict(response.get("evidenceStatus") or {}),
+        trace=blob,
+        cited=tuple(
+            Span(c["documentId"], int(c["startOffset"]), int(c["endOffset"]))
+            for c in response.get("citations") or ()
+        ),
+        used=tuple(
+            Span(f["documentId"], int(f["startOffset"]), int(f["endOffset"]), str(f["role"]))
+            for f in pack.get("fragments") or ()
+        ),
+    )
+
+
+def record_trace(blob: bytes) -> dict[str, Any]:
+    trace: dict[str, Any] = msgspec.json.decode(zlib.decompress(blob))
+    return trace
+
+
+def _iso(epoch_ms: int) -> str:
+    seconds, millis = divmod(epoch_ms, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"

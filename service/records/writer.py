@@ -1,0 +1,130 @@
+"""Records are written by one background thread, so an answer never waits for its record: the
+request hands it over and returns. The thread also applies retention from time to time."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from neo4j.exceptions import DriverError, Neo4jError
+
+from service.db.graph import Graph
+from service.records.model import build_record
+from service.records.store import apply_retention, store_record
+from service.settings import RecordSettings
+
+__all__ = ["RecordWriter"]
+
+log = logging.getLogger("kgs.records")
+
+_STOP = object()
+
+
+class _Pending(NamedTuple):
+    response: Mapping[str, Any]
+    query: str
+    scopes: tuple[str, ...]
+    key_name: str
+    created_at_ms: int
+
+
+class RecordWriter:
+    """`submit` never blocks: a full queue drops the record. A record whose write fails (Neo4j
+    away longer than the driver retries) is dropped too: the answer was already given, and an
+    outage must not grow memory without bound. Both are logged and reported to `on_outcome`."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        settings: RecordSettings,
+        on_outcome: Callable[[str], None] | None = None,
+    ) -> None:
+        """`on_outcome` hears "written", "dropped" or "failed" for every record (metrics)."""
+        self.graph = graph
+        self.settings = settings
+        self._on_outcome = on_outcome or (lambda _outcome: None)
+        self._queue: queue.Queue[object] = queue.Queue(maxsize=settings.queue_size)
+        self._idle = threading.Condition()
+        self._pending = 0
+        self._next_retention = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="kgs-records", daemon=True)
+        self._thread.start()
+
+    def submit(
+        self,
+        response: Mapping[str, Any],
+        *,
+        query: str,
+        scopes: Sequence[str],
+        key_name: str,
+        created_at_ms: int,
+    ) -> bool:
+        """Queue the answer's record; it is built (the trace compressed) on the writer's thread,
+        not on the caller's. False: dropped, the queue being full."""
+        pending = _Pending(response, query, tuple(scopes), key_name, created_at_ms)
+        with self._idle:
+            try:
+                self._queue.put_nowait(pending)
+            except queue.Full:
+                self._on_outcome("dropped")
+                log.warning("answer record %s dropped: %d records queued",
+                            response["trace"]["traceId"], self.settings.queue_size)  # fmt: skip
+                return False
+            self._pending += 1
+            return True
+
+    def flush(self, timeout_s: float) -> bool:
+        """Wait until every submitted record is written (or given up); False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        with self._idle:
+            while self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+        return True
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        self.flush(timeout_s)
+        self._queue.put(_STOP)
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        while True:
+            if time.monotonic() >= self._next_retention:  # due, even under a steady stream
+                self._retention()
+            try:
+                item = self._queue.get(timeout=max(0.0, self._next_retention - time.monotonic()))
+            except queue.Empty:
+                continue
+            if item is _STOP:
+                return
+            assert isinstance(item, _Pending)
+            record = build_record(
+                item.response, query=item.query, scopes=item.scopes, key_name=item.key_name,
+                created_at_ms=item.created_at_ms, max_trace_bytes=self.settings.max_trace_bytes,
+            )  # fmt: skip
+            try:
+                store_record(self.graph, record)
+                self._on_outcome("written")
+            except (DriverError, Neo4jError) as error:
+                self._on_outcome("failed")
+                log.error("answer record %s not stored: %s", record.id, error)
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+    def _retention(self) -> None:
+        self._next_retention = time.monotonic() + self.settings.retention_interval_s
+        try:
+            deleted = apply_retention(self.graph, self.settings)
+        except (DriverError, Neo4jError) as error:
+            log.warning("answer record retention not applied: %s", error)
+            return
+        if deleted:
+            log.info("answer record retention deleted %d records", deleted)

@@ -1,0 +1,21 @@
+"""Answer records kept in Neo4j (KGS_RECORDS_*)."""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["RecordSettings"]
+
+
+class RecordSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Every answer the API gives is stored as a record (service/records/); these bound them."""
+
+    enabled: bool = True
+    max_count: int = 100_000  # records kept, the newest; older ones are deleted
+    max_age_s: float = 30 * 86_400.0  # records older than this are deleted
+    # Records waiting for their write. The answer never waits for it: a full queue drops the
+    # record (counted on /metrics and logged) rather than delay answers.
+    queue_size: int = 1_000
+    retention_interval_s: float = 60.0  # how often the writer applies max_count and max_age_s
+    retention_batch: int = 5_000  # records deleted per transaction while applying them
+    max_trace_bytes: int = 1_000_000  # compressed; a larger trace is stored without its detail

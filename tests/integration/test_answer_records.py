@@ -1,0 +1,185 @@
+"""Answer records through the API against the real Neo4j: every answer is stored with its
+compressed trace and links to the paragraphs it cited and used; a trace is read back from the
+record by a replica that did not answer (another AppResources, its own in-memory traces); a
+change of a cited document marks the record stale; retention deletes by age and by count; the
+compact evidence status comes with trace=false."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from ingest.embeddings import SentenceTransformerEmbedder
+from service.api import create_app
+from service.api.auth import hash_key
+from service.api.state import AppResources
+from service.db import Graph
+from service.records import apply_retention, build_record, read_record, store_record
+from service.settings import ApiKey, ApiSettings, RecordSettings, Settings
+from tests.integration.conftest import delete_scope
+
+SCOPE = f"records-{uuid.uuid4().hex[:8]}"
+OTHER = f"records-other-{uuid.uuid4().hex[:8]}"
+KEYS = {  # name -> (key, scopes, write)
+    "editor": ("key-records-editor", (SCOPE,), True),
+    "outsider": ("key-records-outsider", (OTHER,), False),
+}
+BASALT = """# Basalt
+
+Basalt is a fine-grained volcanic rock formed from rapidly cooled lava.
+
+## Uses
+
+Basalt is crushed for road construction and railway ballast.
+"""
+BASALT_CHANGED = BASALT.replace("railway ballast", "garden paths")
+QUESTION = "what is basalt?"
+FLUSH_S = 30.0
+
+
+def _headers(name: str) -> dict[str, str]:
+    return {"X-API-Key": KEYS[name][0]}
+
+
+def _app(settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder) -> AppResources:
+    api = ApiSettings(keys=tuple(ApiKey(name=n, sha256=hash_key(k), scopes=s, write=w)
+                                 for n, (k, s, w) in KEYS.items()))  # fmt: skip
+    return AppResources(msgspec.structs.replace(settings, api=api), graph=graph, embedder=embedder)
+
+
+@pytest.fixture(scope="module")
+def replicas(
+    settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder
+) -> Iterator[tuple[TestClient[Any], TestClient[Any], AppResources]]:
+    """Two apps on one Neo4j, as two replicas: each has its own in-memory traces."""
+    first, second = _app(settings, graph, embedder), _app(settings, graph, embedder)
+    try:
+        with (
+            TestClient(create_app(first.settings, first)) as a,
+            TestClient(create_app(second.settings, second)) as b,
+        ):
+            uploaded = _upload(a, BASALT)
+            assert uploaded.status_code == 201, uploaded.text
+            yield a, b, first
+    finally:
+        delete_scope(graph, SCOPE)
+
+
+def _upload(client: TestClient[Any], text: str) -> Any:
+    file = ("basalt.md", text.encode(), "text/markdown")
+    return client.post("/v1/documents", files={"file": file}, data={"scope": SCOPE},
+                       headers=_headers("editor"))  # fmt: skip
+
+
+def _ask(client: TestClient[Any], resources: AppResources, **params: Any) -> dict[str, Any]:
+    response = client.post("/v1/query", json={"query": QUESTION, "scope": SCOPE},
+                           params=params, headers=_headers("editor"))  # fmt: skip
+    assert response.status_code == 200, response.text
+    assert resources.records is not None and resources.records.flush(FLUSH_S)
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_an_answer_is_stored_with_its_links_and_read_back_on_another_replica(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources], graph: Graph
+) -> None:
+    a, b, resources = replicas
+    body = _ask(a, resources)
+    assert body["status"] == "answered" and body["citations"]
+    trace_id = body["traceId"]
+    [row] = graph.read_text(
+        "MATCH (r:AnswerRecord {id: $id}) RETURN r.keyName AS key, r.status AS status, "
+        "r.scope AS scope, r.replayId AS replay, r.citations AS citations, "
+        "[(r)-[:CITED]->(p) | p.text] AS cited, [(r)-[:USED]->(p) | p.text] AS used, "
+        "[(r)-[:CITED_DOCUMENT]->(d) | d.path] AS documents",
+        {"id": trace_id},
+    )
+    assert row["key"] == "editor"  # the key's name, never the key
+    assert (row["status"], row["scope"]) == ("answered", SCOPE)
+    assert row["replay"] == body["evidenceStatus"]["replayId"].strip() != ""
+    assert row["citations"] == len(body["citations"])
+    for citation in body["citations"]:  # each quote lies inside a paragraph it links
+        assert any(citation["quote"] in text for text in row["cited"]), citation
+    assert set(row["cited"]) <= set(row["used"])
+    assert row["documents"] == [f"{SCOPE}/basalt.md"]
+    found = graph.read("explore/answers_citing_paragraph", paragraphId=_paragraph_id(graph))
+    assert trace_id in {r["id"] for r in found}
+
+    served = b.get(f"/v1/traces/{trace_id}", headers=_headers("editor"))  # b never saw it
+    assert served.status_code == 200, served.text
+    assert served.json()["trace"] == body["trace"] and served.json()["stale"] is False
+    hidden = b.get(f"/v1/traces/{trace_id}", headers=_headers("outsider"))
+    assert hidden.status_code == 404  # a key never reads another scope's records
+    assert 'kgs_answer_records_total{outcome="written"}' in a.get("/metrics").text
+
+
+def _paragraph_id(graph: Graph) -> str:
+    [row] = graph.read_text(
+        "MATCH (p:Paragraph {scope: $scope}) WHERE p.text STARTS WITH 'Basalt is a fine' "
+        "RETURN p.id AS id", {"scope": SCOPE},
+    )  # fmt: skip
+    return str(row["id"])
+
+
+def test_the_compact_evidence_status_comes_without_the_trace(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources],
+) -> None:
+    a, _, resources = replicas
+    body = _ask(a, resources, trace="false")
+    assert "trace" not in body
+    status = body["evidenceStatus"]
+    assert status["scope"] == SCOPE and status["citations"] == len(body["citations"]) > 0
+    assert status["evidence"] in ("sufficient", "borderline") and status["degradation"] == "none"
+    assert status["graph"] in ("available", "no_anchor") and status["recovered"] is False
+    assert status["replayId"].startswith("rcp_")
+
+
+def test_a_change_of_a_cited_document_marks_its_records_stale(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources], graph: Graph
+) -> None:
+    a, _, resources = replicas
+    before = _ask(a, resources)["traceId"]
+    assert _upload(a, BASALT).json()["status"] == "unchanged"  # still current
+    assert read_record(graph, before).stale is False  # type: ignore[union-attr]
+    changed = _upload(a, BASALT_CHANGED)
+    assert changed.status_code in (200, 201), changed.text
+    record = read_record(graph, before)
+    assert record is not None and record.stale
+    affected = graph.read(
+        "explore/answers_affected_by_document", documentId=changed.json()["documentId"]
+    )
+    assert {r["id"]: r["stale"] for r in affected}[before] is True
+    after = _ask(a, resources)["traceId"]
+    assert read_record(graph, after).stale is False  # type: ignore[union-attr]
+
+
+def test_retention_deletes_by_age_then_keeps_the_newest(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources], graph: Graph
+) -> None:
+    a, _, resources = replicas
+    response = _ask(a, resources, trace="true")
+    now_ms = int(time.time() * 1000)
+    old = []  # copies of the answer dated 10, 9 and 8 days ago
+    for days in (10, 9, 8):
+        trace = {**response["trace"], "traceId": f"t_{uuid.uuid4().hex[:16]}"}
+        record = build_record(
+            {**response, "trace": trace}, query=QUESTION, scopes=(SCOPE,), key_name="editor",
+            created_at_ms=now_ms - days * 86_400_000, max_trace_bytes=1_000_000,
+        )  # fmt: skip
+        store_record(graph, record)
+        old.append(record.id)
+    # By age: older than 8.5 days goes (the 10- and 9-day-old ones); the rest stays.
+    apply_retention(graph, RecordSettings(max_age_s=8.5 * 86_400), now_ms=now_ms)
+    assert [read_record(graph, i) is not None for i in old] == [False, False, True]
+    # By count: keeping all but one deletes exactly the oldest record, the 8-day-old copy.
+    [total] = graph.read_text("MATCH (r:AnswerRecord) RETURN count(r) AS n", {})
+    apply_retention(graph, RecordSettings(max_count=int(total["n"]) - 1, max_age_s=1e9),
+                    now_ms=now_ms)  # fmt: skip
+    assert read_record(graph, old[2]) is None
+    assert read_record(graph, response["traceId"]) is not None
