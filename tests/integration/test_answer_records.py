@@ -108,8 +108,9 @@ def test_an_answer_is_stored_with_its_links_and_read_back_on_another_replica(
         assert any(citation["quote"] in text for text in row["cited"]), citation
     assert set(row["cited"]) <= set(row["used"])
     assert row["documents"] == [f"{SCOPE}/basalt.md"]
-    found = graph.read("explore/answers_citing_paragraph", paragraphId=_paragraph_id(graph))
-    assert trace_id in {r["id"] for r in found}
+    [found] = graph.read("explore/answers_citing_paragraph", path=f"{SCOPE}/basalt.md",
+                         ordinal=_ordinal(graph))  # fmt: skip
+    assert trace_id in {a["id"] for a in found["answers"]}
 
     served = b.get(f"/v1/traces/{trace_id}", headers=_headers("editor"))  # b never saw it
     assert served.status_code == 200, served.text
@@ -119,12 +120,12 @@ def test_an_answer_is_stored_with_its_links_and_read_back_on_another_replica(
     assert 'kgs_answer_records_total{outcome="written"}' in a.get("/metrics").text
 
 
-def _paragraph_id(graph: Graph) -> str:
+def _ordinal(graph: Graph) -> int:
     [row] = graph.read_text(
         "MATCH (p:Paragraph {scope: $scope}) WHERE p.text STARTS WITH 'Basalt is a fine' "
-        "RETURN p.id AS id", {"scope": SCOPE},
+        "RETURN p.ordinal AS ordinal", {"scope": SCOPE},
     )  # fmt: skip
-    return str(row["id"])
+    return int(row["ordinal"])
 
 
 def test_the_compact_evidence_status_comes_without_the_trace(
@@ -151,10 +152,9 @@ def test_a_change_of_a_cited_document_marks_its_records_stale(
     assert changed.status_code in (200, 201), changed.text
     record = read_record(graph, before)
     assert record is not None and record.stale
-    affected = graph.read(
-        "explore/answers_affected_by_document", documentId=changed.json()["documentId"]
-    )
-    assert {r["id"]: r["stale"] for r in affected}[before] is True
+    [affected] = graph.read("explore/answers_affected_by_document", path=f"{SCOPE}/basalt.md")
+    assert affected["documentId"] == changed.json()["documentId"]
+    assert {a["id"]: a["stale"] for a in affected["answers"]}[before] is True
     after = _ask(a, resources)["traceId"]
     assert read_record(graph, after).stale is False  # type: ignore[union-attr]
 

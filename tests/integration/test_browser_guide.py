@@ -49,7 +49,7 @@ BROWSER_COMMANDS = {":params"}  # runnable blocks that are Browser commands, not
 # Parameter names the explore files and the guide use, and how a shipped value becomes the
 # value of this test's copy. A new name must be added here on purpose.
 RENAMED: dict[str, bool] = {"scope": True, "path": True, "id": False, "source": False,
-                            "target": False}  # fmt: skip
+                            "target": False, "ordinal": False}  # fmt: skip
 PARAM_LINE = re.compile(r"^:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+);$")
 
 
