@@ -1,8 +1,8 @@
 // mode: write
 // One answer record, linked to the paragraphs its citations quote (CITED) and those its context
 // pack used (USED), found by source offsets inside each document, and to those documents with
-// the content hash they had (CITED_DOCUMENT): a later change of that content marks the record
-// stale (cypher/ingest/upsert_document.cypher). A record already stored is left as it is.
+// the version and content hash they had (CITED_DOCUMENT): a later change of that content marks
+// the record stale (cypher/ingest/upsert_document.cypher). A stored record is left as it is.
 // :param record => {id: 't_0123456789abcdef', replayId: 'rcp_...', scope: 'waterglass', ...}
 // :param cited => [{documentId: 'd_...', startOffset: 10, endOffset: 80}]
 // :param used => [{documentId: 'd_...', startOffset: 0, endOffset: 400, role: 'direct_support'}]
@@ -31,6 +31,6 @@ CALL (r) {
   WITH DISTINCT documentId
   MATCH (d:Document {id: documentId})
   MERGE (r)-[c:CITED_DOCUMENT]->(d)
-  ON CREATE SET c.contentHash = d.contentHash
+  ON CREATE SET c.contentHash = d.contentHash, c.version = d.version
 }
 RETURN cited, used

@@ -10,6 +10,7 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.problem_details import ProblemDetailsPlugin
 
+from service.api.answers import AnswerController
 from service.api.auth import (
     API_KEY_HEADER,
     KEYRING_STATE,
@@ -43,7 +44,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         path="/v1",
         route_handlers=[
             QueryController, StreamController, DocumentController, KnowledgePointController,
-            TraceController,
+            TraceController, AnswerController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too

@@ -7,8 +7,6 @@ are the same; re-uploading unchanged content changes nothing and answers `unchan
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import tempfile
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from ingest.pipeline import IngestOptions, IngestReport, ingest
 from ingest.units import document_id
 from ingest.writer import delete_document, prune_knowledge_points
 from service.api.auth import Grant, requires_write
+from service.api.cursors import decode_cursor, encode_cursor
 from service.api.errors import bad_request, not_found, problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
@@ -135,13 +134,13 @@ class DocumentController(Controller):
         """Documents of the readable scopes (or of one), ordered by id, one page at a time."""
         scopes = [readable_scope(grant, scope_name)] if scope_name is not None else grant.readable()
         limit = min(limit, resources.settings.api.max_page_size)
-        after = _decode_cursor(cursor) if cursor else ""
+        after = decode_cursor(cursor, _DOCUMENT_ID) if cursor else ""
         rows = resources.request_graph().read(
             "api/documents_page", scopes=scopes, after=after, limit=limit + 1
         )
         items = [msgspec.convert(row, DocumentSummary) for row in rows[:limit]]
         more = len(rows) > limit
-        return DocumentPage(items=items, next_cursor=_encode_cursor(items[-1].id) if more else None)
+        return DocumentPage(items=items, next_cursor=encode_cursor(items[-1].id) if more else None)
 
     @get("/{document_id:str}", sync_to_thread=True, responses=v1_problems(404))
     def get_document(self, resources: AppResources, grant: Grant, document_id: str) -> Document:
@@ -280,17 +279,3 @@ def _check_text(raw: bytes) -> None:
         raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise problem(415, f"not valid UTF-8 at byte {error.start}: upload UTF-8 text") from None
-
-
-def _encode_cursor(last_id: str) -> str:
-    return base64.urlsafe_b64encode(last_id.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        value = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        value = ""
-    if not _DOCUMENT_ID.match(value):
-        raise bad_request("invalid cursor: pass nextCursor from the previous page unchanged")
-    return value

@@ -133,7 +133,7 @@ async def run_answer(
         )
     )  # fmt: skip
     if resources.records is not None:
-        resources.records.submit(response, query=request.query, scopes=scopes,
+        resources.records.submit(response, request=msgspec.to_builtins(request), scopes=scopes,
                                  key_name=grant.key, created_at_ms=now_ms)  # fmt: skip
     return response
 

@@ -1,17 +1,32 @@
 """Answer records: every answer the API gives, kept in Neo4j with its compressed trace and linked
 to the paragraphs and documents it cited and used (docs/records.md)."""
 
-from service.records.model import AnswerRecord, build_record, record_trace
-from service.records.store import StoredRecord, apply_retention, read_record, store_record
+from service.records.model import AnswerRecord, build_record, record_response
+from service.records.store import (
+    ListedRecord,
+    RecordDetail,
+    RecordFilter,
+    StoredRecord,
+    apply_retention,
+    list_records,
+    read_detail,
+    read_record,
+    store_record,
+)
 from service.records.writer import RecordWriter
 
 __all__ = [
     "AnswerRecord",
+    "ListedRecord",
+    "RecordDetail",
+    "RecordFilter",
     "RecordWriter",
     "StoredRecord",
     "apply_retention",
     "build_record",
+    "list_records",
+    "read_detail",
     "read_record",
-    "record_trace",
+    "record_response",
     "store_record",
 ]

@@ -10,10 +10,10 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["AnswerRecord", "Span", "build_record", "record_trace"]
+__all__ = ["AnswerRecord", "Span", "build_record", "record_response"]
 
 _COMPRESSION_LEVEL = 6  # zlib: traces shrink about 8x; level 9 costs twice the time for ~2 %
-_TRACE_OMITTED = {"omitted": "the compressed trace was larger than KGS_RECORDS_MAX_TRACE_BYTES"}
+_TRACE_OMITTED = {"omitted": "the compressed response was larger than KGS_RECORDS_MAX_BYTES"}
 
 
 class Span(msgspec.Struct, frozen=True, rename="camel"):
@@ -29,13 +29,14 @@ class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
     scope: str  # answered from
     scopes: tuple[str, ...]  # searched
     query: str
+    request: dict[str, Any]  # the question's request fields: scope, depth, topK (for replay)
     status: str
     created_at: str  # ISO 8601, UTC
     created_at_ms: int
     key_name: str  # the API key's configured name, never the key
     timings_ms: dict[str, float]
     evidence_status: dict[str, Any]
-    trace: bytes  # zlib-compressed JSON
+    response: bytes  # the whole response, trace included: zlib-compressed JSON
     cited: tuple[Span, ...]  # the citations' source spans
     used: tuple[Span, ...]  # the context pack's fragments
 
@@ -44,41 +45,44 @@ class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
         return {
             "id": self.id, "replayId": self.replay_id, "scope": self.scope,
             "scopes": list(self.scopes), "query": self.query, "status": self.status,
-            "createdAt": self.created_at, "createdAtMs": self.created_at_ms,
-            "keyName": self.key_name, "timingsMs": msgspec.json.encode(self.timings_ms).decode(),
-            "evidenceStatus": msgspec.json.encode(self.evidence_status).decode(),
-            "citations": len(self.cited), "trace": self.trace,
+            "request": _json(self.request), "createdAt": self.created_at,
+            "createdAtMs": self.created_at_ms, "keyName": self.key_name,
+            "timingsMs": _json(self.timings_ms), "evidenceStatus": _json(self.evidence_status),
+            "citationCount": len(self.cited), "response": self.response,
         }  # fmt: skip
 
 
 def build_record(
     response: Mapping[str, Any],
     *,
-    query: str,
+    request: Mapping[str, Any],
     scopes: Sequence[str],
     key_name: str,
     created_at_ms: int,
-    max_trace_bytes: int,
+    max_response_bytes: int,
 ) -> AnswerRecord:
+    """`request`: the question's fields as asked (query, scope, depth, topK)."""
     trace = response["trace"]
-    blob = zlib.compress(msgspec.json.encode(trace), _COMPRESSION_LEVEL)
-    if len(blob) > max_trace_bytes:
+    blob = zlib.compress(msgspec.json.encode(response), _COMPRESSION_LEVEL)
+    if len(blob) > max_response_bytes:
         slim = {k: trace[k] for k in ("traceId", "plan", "timingsMs") if k in trace}
-        blob = zlib.compress(msgspec.json.encode({**slim, **_TRACE_OMITTED}), _COMPRESSION_LEVEL)
+        kept = {**response, "trace": {**slim, **_TRACE_OMITTED}}
+        blob = zlib.compress(msgspec.json.encode(kept), _COMPRESSION_LEVEL)
     pack = trace.get("ragContextPack") or {}
     return AnswerRecord(
         id=str(trace["traceId"]),
         replay_id=str(pack.get("replayId") or ""),
         scope=str(trace["plan"]["scope"]),
         scopes=tuple(scopes),
-        query=query,
+        query=str(request["query"]),
+        request={k: request.get(k) for k in ("scope", "depth", "topK")},
         status=str(response["status"]),
         created_at=_iso(created_at_ms),
         created_at_ms=created_at_ms,
         key_name=key_name,
         timings_ms={str(k): float(v) for k, v in (trace.get("timingsMs") or {}).items()},
         evidence_status=dict(response.get("evidenceStatus") or {}),
-        trace=blob,
+        response=blob,
         cited=tuple(
             Span(c["documentId"], int(c["startOffset"]), int(c["endOffset"]))
             for c in response.get("citations") or ()
@@ -90,9 +94,14 @@ def build_record(
     )
 
 
-def record_trace(blob: bytes) -> dict[str, Any]:
-    trace: dict[str, Any] = msgspec.json.decode(zlib.decompress(blob))
-    return trace
+def record_response(blob: bytes) -> dict[str, Any]:
+    """The stored response (its `trace` included), as the API returned it."""
+    response: dict[str, Any] = msgspec.json.decode(zlib.decompress(blob))
+    return response
+
+
+def _json(value: Any) -> str:
+    return msgspec.json.encode(value).decode()
 
 
 def _iso(epoch_ms: int) -> str:

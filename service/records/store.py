@@ -1,4 +1,5 @@
-"""Answer records in Neo4j: store one, read one back, apply retention (cypher/records/)."""
+"""Answer records in Neo4j: store one, read one back, list a page, apply retention
+(cypher/records/)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,27 @@ from typing import Any
 import msgspec
 
 from service.db.graph import Graph
-from service.records.model import AnswerRecord, record_trace
+from service.records.model import AnswerRecord, record_response
 from service.settings import RecordSettings
 
-__all__ = ["StoredRecord", "apply_retention", "read_record", "store_record"]
+__all__ = [
+    "ListedRecord",
+    "RecordDetail",
+    "RecordFilter",
+    "StoredRecord",
+    "apply_retention",
+    "list_records",
+    "read_detail",
+    "read_record",
+    "store_record",
+]
+
+_NEWEST = 2**53 - 1  # a cursor time after every record
 
 
 class StoredRecord(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """A record as GET /v1/traces/{traceId} returns it (the shape of an in-memory trace, plus
-    whether a cited document changed since)."""
+    """A record read back: the shape of GET /v1/traces/{traceId} (as an in-memory trace), plus
+    whether a document it rests on changed since."""
 
     trace_id: str
     scope: str
@@ -28,26 +41,91 @@ class StoredRecord(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     trace: dict[str, Any]
 
 
-def store_record(graph: Graph, record: AnswerRecord) -> tuple[int, int]:
-    """Write the record and its links; (paragraphs cited, paragraphs used) as linked."""
-    [row] = graph.write(
+class RecordDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything stored of one record (export and replay)."""
+
+    stored: StoredRecord
+    response: dict[str, Any]  # as the API returned it, trace included
+    request: dict[str, Any]  # scope, depth, topK as asked
+    key_name: str
+    replay_id: str
+    stale_reason: str | None
+    documents: tuple[dict[str, Any], ...]  # version and content hash then and now
+
+
+class ListedRecord(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    trace_id: str
+    scope: str
+    query: str
+    status: str
+    created_at: str
+    created_at_ms: int
+    key_name: str
+    stale: bool
+    stale_reason: str | None = None
+    evidence_status: dict[str, Any]
+
+
+class RecordFilter(msgspec.Struct, frozen=True, kw_only=True):
+    scopes: tuple[str, ...] | None  # the readable scopes (None: all)
+    scope: str | None = None
+    status: str | None = None
+    since_ms: int | None = None
+    q: str | None = None  # a case-insensitive part of the question
+    stale: bool | None = None
+
+
+def store_record(graph: Graph, record: AnswerRecord) -> None:
+    graph.write(
         "records/store_answer",
         record=record.properties(),
         cited=[msgspec.to_builtins(s) for s in record.cited],
         used=[msgspec.to_builtins(s) for s in record.used],
-    ).rows
-    return int(row["cited"]), int(row["used"])
+    )
 
 
 def read_record(graph: Graph, record_id: str) -> StoredRecord | None:
+    detail = read_detail(graph, record_id)
+    return detail.stored if detail else None
+
+
+def read_detail(graph: Graph, record_id: str) -> RecordDetail | None:
     rows = graph.read("records/answer_by_id", id=record_id)
     if not rows:
         return None
     row = rows[0]
-    return StoredRecord(
+    response = record_response(bytes(row["response"]))
+    stored = StoredRecord(
         trace_id=row["id"], scope=row["scope"], scopes=tuple(row["scopes"] or ()),
         query=row["query"], status=row["status"], created_at=row["createdAt"],
-        stale=bool(row["stale"]), trace=record_trace(bytes(row["trace"])),
+        stale=bool(row["stale"]), trace=response["trace"],
+    )  # fmt: skip
+    return RecordDetail(
+        stored=stored, response=response, request=msgspec.json.decode(row["request"] or "{}"),
+        key_name=row["keyName"], replay_id=row["replayId"], stale_reason=row["staleReason"],
+        documents=tuple(row["documents"] or ()),
+    )  # fmt: skip
+
+
+def list_records(
+    graph: Graph, where: RecordFilter, *, after: tuple[int, str] | None, limit: int
+) -> list[ListedRecord]:
+    """A page, newest first, after the cursor (the last record's time and id)."""
+    before_ms, before_id = after if after is not None else (_NEWEST, "")
+    rows = graph.read(
+        "records/list_answers", scopes=_list(where.scopes), scope=where.scope,
+        status=where.status, sinceMs=where.since_ms, q=where.q.lower() if where.q else None,
+        stale=where.stale, beforeMs=before_ms, beforeId=before_id, limit=limit,
+    )  # fmt: skip
+    return [_listed(r) for r in rows]
+
+
+def _listed(row: dict[str, Any]) -> ListedRecord:
+    return ListedRecord(
+        trace_id=row["id"], scope=row["scope"], query=row["query"], status=row["status"],
+        created_at=row["createdAt"], created_at_ms=int(row["createdAtMs"]),
+        key_name=row["keyName"], stale=bool(row["stale"]), stale_reason=row["staleReason"],
+        evidence_status=msgspec.json.decode(row["evidenceStatus"] or "{}"),
     )  # fmt: skip
 
 
@@ -67,3 +145,7 @@ def apply_retention(graph: Graph, settings: RecordSettings, now_ms: int | None =
             if int(row["deleted"]) < settings.retention_batch:
                 break
     return deleted
+
+
+def _list(values: tuple[str, ...] | None) -> list[str] | None:
+    return None if values is None else list(values)

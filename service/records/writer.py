@@ -26,7 +26,7 @@ _STOP = object()
 
 class _Pending(NamedTuple):
     response: Mapping[str, Any]
-    query: str
+    request: Mapping[str, Any]
     scopes: tuple[str, ...]
     key_name: str
     created_at_ms: int
@@ -58,14 +58,15 @@ class RecordWriter:
         self,
         response: Mapping[str, Any],
         *,
-        query: str,
+        request: Mapping[str, Any],
         scopes: Sequence[str],
         key_name: str,
         created_at_ms: int,
     ) -> bool:
-        """Queue the answer's record; it is built (the trace compressed) on the writer's thread,
-        not on the caller's. False: dropped, the queue being full."""
-        pending = _Pending(response, query, tuple(scopes), key_name, created_at_ms)
+        """Queue the answer's record; it is built (the response compressed) on the writer's
+        thread, not on the caller's. `request`: the question's fields as asked (query, scope,
+        depth, topK). False: dropped, the queue being full."""
+        pending = _Pending(response, request, tuple(scopes), key_name, created_at_ms)
         with self._idle:
             try:
                 self._queue.put_nowait(pending)
@@ -105,8 +106,8 @@ class RecordWriter:
                 return
             assert isinstance(item, _Pending)
             record = build_record(
-                item.response, query=item.query, scopes=item.scopes, key_name=item.key_name,
-                created_at_ms=item.created_at_ms, max_trace_bytes=self.settings.max_trace_bytes,
+                item.response, request=item.request, scopes=item.scopes, key_name=item.key_name,
+                created_at_ms=item.created_at_ms, max_response_bytes=self.settings.max_bytes,
             )  # fmt: skip
             try:
                 store_record(self.graph, record)

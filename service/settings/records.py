@@ -18,4 +18,6 @@ class RecordSettings(msgspec.Struct, frozen=True, kw_only=True):
     queue_size: int = 1_000
     retention_interval_s: float = 60.0  # how often the writer applies max_count and max_age_s
     retention_batch: int = 5_000  # records deleted per transaction while applying them
-    max_trace_bytes: int = 1_000_000  # compressed; a larger trace is stored without its detail
+    # The response, trace included, compressed; a larger one is stored without the trace's detail.
+    max_bytes: int = 1_000_000
+    max_page_size: int = 200  # records per page of GET /v1/answers

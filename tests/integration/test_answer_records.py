@@ -95,7 +95,7 @@ def test_an_answer_is_stored_with_its_links_and_read_back_on_another_replica(
     trace_id = body["traceId"]
     [row] = graph.read_text(
         "MATCH (r:AnswerRecord {id: $id}) RETURN r.keyName AS key, r.status AS status, "
-        "r.scope AS scope, r.replayId AS replay, r.citations AS citations, "
+        "r.scope AS scope, r.replayId AS replay, r.citationCount AS citations, "
         "[(r)-[:CITED]->(p) | p.text] AS cited, [(r)-[:USED]->(p) | p.text] AS used, "
         "[(r)-[:CITED_DOCUMENT]->(d) | d.path] AS documents",
         {"id": trace_id},
@@ -169,8 +169,9 @@ def test_retention_deletes_by_age_then_keeps_the_newest(
     for days in (10, 9, 8):
         trace = {**response["trace"], "traceId": f"t_{uuid.uuid4().hex[:16]}"}
         record = build_record(
-            {**response, "trace": trace}, query=QUESTION, scopes=(SCOPE,), key_name="editor",
-            created_at_ms=now_ms - days * 86_400_000, max_trace_bytes=1_000_000,
+            {**response, "trace": trace}, request={"query": QUESTION}, scopes=(SCOPE,),
+            key_name="editor", created_at_ms=now_ms - days * 86_400_000,
+            max_response_bytes=1_000_000,
         )  # fmt: skip
         store_record(graph, record)
         old.append(record.id)
@@ -183,3 +184,73 @@ def test_retention_deletes_by_age_then_keeps_the_newest(
                     now_ms=now_ms)  # fmt: skip
     assert read_record(graph, old[2]) is None
     assert read_record(graph, response["traceId"]) is not None
+
+
+def test_the_listing_filters_pages_and_keeps_to_the_key_s_scopes(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources],
+) -> None:
+    a, _, resources = replicas
+    asked = [_ask(a, resources)["traceId"] for _ in range(3)]
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+    seen: list[str] = []
+    cursor: str | None = None
+    while True:  # pages of two, newest first, until the cursor runs out
+        params = {"scope": SCOPE, "since": since, "q": "BASALT", "limit": 2,
+                  **({"cursor": cursor} if cursor else {})}  # fmt: skip
+        page = a.get("/v1/answers", params=params, headers=_headers("editor"))
+        assert page.status_code == 200, page.text
+        body = page.json()
+        assert len(body["items"]) <= 2
+        seen += [item["traceId"] for item in body["items"]]
+        if not (cursor := body["nextCursor"]):
+            break
+    assert len(seen) == len(set(seen)) and set(asked) <= set(seen)
+    assert seen.index(asked[2]) < seen.index(asked[1]) < seen.index(asked[0])  # newest first
+    none = a.get("/v1/answers", params={"status": "abstained", "scope": SCOPE},
+                 headers=_headers("editor"))  # fmt: skip
+    assert none.status_code == 200 and none.json()["items"] == []
+    outsider = a.get("/v1/answers", headers=_headers("outsider"))
+    assert outsider.status_code == 200 and outsider.json()["items"] == []  # not SCOPE's
+    assert a.get("/v1/answers", params={"scope": SCOPE},
+                 headers=_headers("outsider")).status_code == 404  # fmt: skip
+    bad = a.get("/v1/answers", params={"cursor": "bm90IGEgY3Vyc29y"}, headers=_headers("editor"))
+    assert bad.status_code == 400
+
+
+def test_an_export_bundle_quotes_its_sources_exactly(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources],
+) -> None:
+    a, _, resources = replicas
+    assert _upload(a, BASALT).status_code in (200, 201)  # the source the quotes come from
+    trace_id = _ask(a, resources)["traceId"]
+    bundle = a.get(f"/v1/answers/{trace_id}/export", headers=_headers("editor"))
+    assert bundle.status_code == 200, bundle.text
+    body = bundle.json()
+    assert body["question"] == QUESTION and body["citations"] and body["cypher"]
+    for citation in body["citations"]:
+        assert citation["quote"] == BASALT[citation["startOffset"] : citation["endOffset"]]
+        assert citation["documentVersion"] >= 1
+    assert all("parameters" in call for call in body["cypher"])
+    assert body["contextPack"]["fragments"] and body["reviews"]["sufficiency"]
+    hidden = a.get(f"/v1/answers/{trace_id}/export", headers=_headers("outsider"))
+    assert hidden.status_code == 404
+
+
+def test_a_replay_reports_a_changed_document(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources],
+) -> None:
+    a, _, resources = replicas
+    assert _upload(a, BASALT).status_code in (200, 201)
+    trace_id = _ask(a, resources)["traceId"]
+    same = a.post(f"/v1/answers/{trace_id}/replay", headers=_headers("editor"))
+    assert same.status_code == 200, same.text
+    assert same.json()["sameReplayId"] and same.json()["documentsChanged"] == []
+    assert same.json()["status"]["changed"] is False
+    changed = "# Basalt\n\nBasalt is a dark volcanic rock that covers most of the ocean floor.\n"
+    assert _upload(a, changed).json()["status"] == "updated"
+    assert resources.records is not None and resources.records.flush(FLUSH_S)
+    moved = a.post(f"/v1/answers/{trace_id}/replay", headers=_headers("editor")).json()
+    assert moved["sameReplayId"] is False
+    assert [d["path"] for d in moved["documentsChanged"]] == [f"{SCOPE}/basalt.md"]
+    assert moved["evidence"]["added"] and moved["evidence"]["removed"]
+    assert moved["replayTraceId"] != trace_id
