@@ -1,18 +1,27 @@
 """Prometheus metrics at /metrics: requests and latencies per route (Litestar's Prometheus
 middleware, grouped by route template), plus what the service itself counts: time per pipeline
-stage, answers by status (abstentions included), degraded answers, answer records by outcome,
-Neo4j errors and rate-limit refusals."""
+stage, answers by status (abstentions included), degraded answers, answer records written,
+dropped or failed, the stored records by scope and status (stale ones, their bytes), Neo4j
+errors and rate-limit refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from litestar import MediaType, Response, get
 from litestar.plugins.prometheus import PrometheusConfig
+from neo4j.exceptions import DriverError, Neo4jError
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from service.records import RecordStats
 
 __all__ = [
+    "RECORD_GAUGES",
     "count_neo4j_error",
     "count_rate_limited",
     "count_record",
@@ -43,6 +52,55 @@ RECORDS = Counter(
 RATE_LIMITED = Counter(
     "kgs_rate_limited_total", "Requests refused 429 by the per-key rate limit", ["key"]
 )
+
+
+class RecordGauges(Collector):
+    """Stored answer records by scope and status, stale ones, and their bytes: read from Neo4j at
+    scrape time, at most once per `interval_s` (the last figures are served in between, none
+    while Neo4j has not answered yet)."""
+
+    def __init__(self) -> None:
+        self._read: Callable[[], list[RecordStats]] | None = None
+        self._interval_s = 60.0
+        self._cached: tuple[float, list[RecordStats]] | None = None
+        self._lock = threading.Lock()
+
+    def watch(self, read: Callable[[], list[RecordStats]] | None, interval_s: float) -> None:
+        with self._lock:
+            self._read, self._interval_s, self._cached = read, interval_s, None
+
+    def collect(self) -> Iterator[Metric]:
+        stats = self._stats()
+        families = (
+            GaugeMetricFamily("kgs_answer_records_stored", "Stored answer records",
+                              labels=["scope", "status"]),
+            GaugeMetricFamily("kgs_answer_records_stored_stale",
+                              "Stored answer records whose documents changed since",
+                              labels=["scope", "status"]),
+            GaugeMetricFamily("kgs_answer_records_stored_bytes",
+                              "Bytes of the stored (compressed) responses",
+                              labels=["scope", "status"]),
+        )  # fmt: skip
+        for row in stats:
+            for family, value in zip(families, (row.records, row.stale, row.bytes), strict=True):
+                family.add_metric([row.scope, row.status], value)
+        yield from families
+
+    def _stats(self) -> list[RecordStats]:
+        with self._lock:
+            now = time.monotonic()
+            if self._read is None:
+                return []
+            if self._cached is None or now - self._cached[0] >= self._interval_s:
+                try:
+                    self._cached = (now, self._read())
+                except (DriverError, Neo4jError):
+                    return self._cached[1] if self._cached else []
+            return self._cached[1]
+
+
+RECORD_GAUGES = RecordGauges()
+REGISTRY.register(RECORD_GAUGES)
 
 
 def prometheus_config() -> PrometheusConfig:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 
 import anyio
 from litestar import Litestar
@@ -15,14 +16,14 @@ from neo4j.exceptions import DriverError, Neo4jError
 from ingest.embeddings import Embedder, EmbeddingError, SentenceTransformerEmbedder
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
-from service.api.metrics import count_record
+from service.api.metrics import RECORD_GAUGES, count_record
 from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
 from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
-from service.records import RecordWriter
+from service.records import RecordWriter, record_stats
 from service.settings import Settings
 from service.text.text_cache import configure_text_caches
 
@@ -66,6 +67,9 @@ class AppResources:
         self.ensure_schema()
         if self.graph is not None and self.settings.records.enabled:
             self.records = RecordWriter(self.graph, self.settings.records, count_record)
+            graph, records = self.graph, self.settings.records
+            RECORD_GAUGES.watch(partial(record_stats, graph, records.metric_scopes),
+                                records.metric_interval_s)  # fmt: skip
         if self._owns_embedder:
             self._load_embedder()
         # Only with resources opened here: borrowed ones (tests) stay in this process.
@@ -80,6 +84,7 @@ class AppResources:
         if self.records is not None:  # the answers given so far keep their records
             self.records.close(self.settings.api.shutdown_grace_s)
             self.records = None
+            RECORD_GAUGES.watch(None, self.settings.records.metric_interval_s)
         if self.answer_pool is not None:
             self.answer_pool.close()
             self.answer_pool = None

@@ -6,11 +6,13 @@ from service.records.store import (
     ListedRecord,
     RecordDetail,
     RecordFilter,
+    RecordStats,
     StoredRecord,
     apply_retention,
     list_records,
     read_detail,
     read_record,
+    record_stats,
     store_record,
 )
 from service.records.writer import RecordWriter
@@ -20,6 +22,7 @@ __all__ = [
     "ListedRecord",
     "RecordDetail",
     "RecordFilter",
+    "RecordStats",
     "RecordWriter",
     "StoredRecord",
     "apply_retention",
@@ -28,5 +31,6 @@ __all__ = [
     "read_detail",
     "read_record",
     "record_response",
+    "record_stats",
     "store_record",
 ]

@@ -16,11 +16,13 @@ __all__ = [
     "ListedRecord",
     "RecordDetail",
     "RecordFilter",
+    "RecordStats",
     "StoredRecord",
     "apply_retention",
     "list_records",
     "read_detail",
     "read_record",
+    "record_stats",
     "store_record",
 ]
 
@@ -127,6 +129,33 @@ def _listed(row: dict[str, Any]) -> ListedRecord:
         key_name=row["keyName"], stale=bool(row["stale"]), stale_reason=row["staleReason"],
         evidence_status=msgspec.json.decode(row["evidenceStatus"] or "{}"),
     )  # fmt: skip
+
+
+class RecordStats(msgspec.Struct, frozen=True, kw_only=True):
+    scope: str
+    status: str
+    records: int
+    stale: int
+    bytes: int
+
+
+def record_stats(graph: Graph, scopes: int) -> list[RecordStats]:
+    """Records by scope and status; beyond the `scopes` scopes with most records, "other"."""
+    rows = graph.read("records/record_stats")
+    totals: dict[str, int] = {}
+    for row in rows:
+        totals[row["scope"]] = totals.get(row["scope"], 0) + int(row["records"])
+    kept = set(sorted(totals, key=lambda s: (-totals[s], s))[:scopes])
+    merged: dict[tuple[str, str], list[int]] = {}
+    for row in rows:
+        key = (row["scope"] if row["scope"] in kept else "other", str(row["status"]))
+        sums = merged.setdefault(key, [0, 0, 0])
+        for i, field in enumerate(("records", "stale", "bytes")):
+            sums[i] += int(row[field] or 0)
+    return [
+        RecordStats(scope=scope, status=status, records=n, stale=stale, bytes=size)
+        for (scope, status), (n, stale, size) in sorted(merged.items())
+    ]
 
 
 def apply_retention(graph: Graph, settings: RecordSettings, now_ms: int | None = None) -> int:

@@ -21,3 +21,7 @@ class RecordSettings(msgspec.Struct, frozen=True, kw_only=True):
     # The response, trace included, compressed; a larger one is stored without the trace's detail.
     max_bytes: int = 1_000_000
     max_page_size: int = 200  # records per page of GET /v1/answers
+    # /metrics counts records per scope for this many scopes (those with most records); the
+    # others count as scope "other", so the label's values stay few. Read at most once a minute.
+    metric_scopes: int = 20
+    metric_interval_s: float = 60.0

@@ -6,6 +6,7 @@ compact evidence status comes with trace=false."""
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -50,7 +51,9 @@ def _headers(name: str) -> dict[str, str]:
 def _app(settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder) -> AppResources:
     api = ApiSettings(keys=tuple(ApiKey(name=n, sha256=hash_key(k), scopes=s, write=w)
                                  for n, (k, s, w) in KEYS.items()))  # fmt: skip
-    return AppResources(msgspec.structs.replace(settings, api=api), graph=graph, embedder=embedder)
+    records = RecordSettings(metric_interval_s=0.0)  # /metrics reads the records every time
+    test_settings = msgspec.structs.replace(settings, api=api, records=records)
+    return AppResources(test_settings, graph=graph, embedder=embedder)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +120,13 @@ def test_an_answer_is_stored_with_its_links_and_read_back_on_another_replica(
     assert served.json()["trace"] == body["trace"] and served.json()["stale"] is False
     hidden = b.get(f"/v1/traces/{trace_id}", headers=_headers("outsider"))
     assert hidden.status_code == 404  # a key never reads another scope's records
-    assert 'kgs_answer_records_total{outcome="written"}' in a.get("/metrics").text
+    metrics = a.get("/metrics").text
+    assert 'kgs_answer_records_total{outcome="written"}' in metrics
+    stored = re.search(
+        rf'kgs_answer_records_stored{{scope="{SCOPE}",status="answered"}} (\S+)', metrics
+    )
+    assert stored and float(stored.group(1)) >= 1
+    assert f'kgs_answer_records_stored_bytes{{scope="{SCOPE}",status="answered"}}' in metrics
 
 
 def _ordinal(graph: Graph) -> int:
@@ -164,21 +173,26 @@ def test_retention_deletes_by_age_then_keeps_the_newest(
 ) -> None:
     a, _, resources = replicas
     response = _ask(a, resources, trace="true")
-    now_ms = int(time.time() * 1000)
-    old = []  # copies of the answer dated 10, 9 and 8 days ago
-    for days in (10, 9, 8):
+    # The copies are older than every record in the database (other tests', benches'), so
+    # what retention deletes is known: dated 3, 2 and 1 days before the oldest one.
+    [oldest] = graph.read_text("MATCH (r:AnswerRecord) RETURN min(r.createdAtMs) AS ms", {})
+    day = 86_400_000
+    old = []
+    for days in (3, 2, 1):
         trace = {**response["trace"], "traceId": f"t_{uuid.uuid4().hex[:16]}"}
         record = build_record(
             {**response, "trace": trace}, request={"query": QUESTION}, scopes=(SCOPE,),
-            key_name="editor", created_at_ms=now_ms - days * 86_400_000,
+            key_name="editor", created_at_ms=int(oldest["ms"]) - days * day,
             max_response_bytes=1_000_000,
         )  # fmt: skip
         store_record(graph, record)
         old.append(record.id)
-    # By age: older than 8.5 days goes (the 10- and 9-day-old ones); the rest stays.
+    # By age: with "now" 7 days after the oldest record and 8.5 days kept, the copies older
+    # than 1.5 days before it go (the 3- and 2-day ones); the 1-day one and the rest stay.
+    now_ms = int(oldest["ms"]) + 7 * day
     apply_retention(graph, RecordSettings(max_age_s=8.5 * 86_400), now_ms=now_ms)
     assert [read_record(graph, i) is not None for i in old] == [False, False, True]
-    # By count: keeping all but one deletes exactly the oldest record, the 8-day-old copy.
+    # By count: keeping all but one deletes exactly the oldest record, the 1-day copy.
     [total] = graph.read_text("MATCH (r:AnswerRecord) RETURN count(r) AS n", {})
     apply_retention(graph, RecordSettings(max_count=int(total["n"]) - 1, max_age_s=1e9),
                     now_ms=now_ms)  # fmt: skip
