@@ -14,7 +14,25 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The evidence inspector's graph drawing library, vendored from npm at install time (the page
+# loads nothing from the internet); its licence is copied beside it.
+CYTOSCAPE := 3.35.0
+VENDOR    := service/api/inspector/vendor
+$(VENDOR)/cytoscape.min.js:
+	@command -v npm >/dev/null || { echo "npm is required to vendor the inspector's assets"; exit 1; }
+	rm -rf build/npm && mkdir -p build/npm $(VENDOR)
+	cd build/npm && npm pack --silent cytoscape@$(CYTOSCAPE) >/dev/null && tar -xzf cytoscape-$(CYTOSCAPE).tgz
+	cp build/npm/package/dist/cytoscape.min.js $(VENDOR)/cytoscape.min.js
+	cp build/npm/package/LICENSE $(VENDOR)/cytoscape.LICENSE
+
+# Debian's chromium for the inspector's browser tests (driven by Playwright from PyPI).
+.PHONY: browser
+browser:
+	@command -v chromium >/dev/null || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+
+install: $(STAMP) $(VENDOR)/cytoscape.min.js
 
 # Provision the database the way the code chooses it (NEO4J_URI, Docker, or the local server),
 # apply the schema, ingest the shipped knowledge base, serve the API on 127.0.0.1:8000
@@ -25,7 +43,7 @@ run: install
 
 # Same provisioning (the test session chooses and starts Neo4j like the service does), then
 # lint, type checks and every test against the real Neo4j.
-test: install
+test: install browser
 	$(BIN)/ruff check service ingest tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
@@ -58,4 +76,4 @@ neo4j-status: install
 	$(KGS) neo4j status
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build $(VENDOR)

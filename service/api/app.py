@@ -21,6 +21,7 @@ from service.api.auth import (
 from service.api.browser_guide import browser_guide
 from service.api.documents import DocumentController
 from service.api.errors import problem_config, unexpected_error_handler
+from service.api.evidence_inspector import inspector_routes
 from service.api.health import health, ready
 from service.api.knowledge_points import KnowledgePointController
 from service.api.logs import RequestContextMiddleware
@@ -52,7 +53,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         security=[{"apiKey": []}],
     )  # fmt: skip
     return Litestar(
-        route_handlers=[health, ready, metrics, browser_guide, v1],
+        route_handlers=[health, ready, metrics, browser_guide, *inspector_routes(), v1],
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },

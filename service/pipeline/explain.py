@@ -11,7 +11,7 @@ from typing import Any
 
 from service.db.cypher_registry import CypherRegistry
 
-__all__ = ["cypher_literal", "render_explain"]
+__all__ = ["browser_statements", "cypher_literal", "render_explain"]
 
 _STAGES = {
     "retrieval": "span retrieval",
@@ -43,6 +43,27 @@ def cypher_literal(value: Any) -> str:
 
 def _key(name: str) -> str:
     return name if _IDENTIFIER.match(name) else "`" + name.replace("`", "``") + "`"
+
+
+def browser_statements(
+    calls: Sequence[Mapping[str, Any]], registry: CypherRegistry
+) -> list[dict[str, Any]]:
+    """Each call as the evidence inspector lists it: stage, statement, rows, time, parameters,
+    and `browserText` (its `:param` lines, then the statement) to paste into Neo4j Browser."""
+    return [
+        {
+            "stage": _STAGES.get(str(call["statement"]).split("/", 1)[0], "other"),
+            "statement": str(call["statement"]),
+            "rows": call["rows"],
+            "elapsedMs": call["elapsedMs"],
+            "parameters": call["parameters"],
+            "browserText": "\n".join(
+                [f":param {_key(k)} => {cypher_literal(v)};" for k, v in call["parameters"].items()]
+                + [registry.get(str(call["statement"])).text + ";"]
+            ),
+        }
+        for call in calls
+    ]
 
 
 def render_explain(calls: Sequence[Mapping[str, Any]], registry: CypherRegistry) -> str:

@@ -1,0 +1,271 @@
+// The kgs evidence inspector: asks /v1/query and shows the one public answer beside its evidence
+// status, citations (opened at their exact source offsets), the context pack by role, the graph
+// window, the Cypher ready for Neo4j Browser, and recent answers from the records. Every text
+// from the service goes into the page as text (textContent), never as markup.
+"use strict";
+
+const LABELS = {
+  en: {
+    answer: "Answer", citations: "Citations", source: "Source", pack: "Context pack",
+    graph: "Graph window", excluded: "Excluded candidates", cypher: "Cypher",
+    recent: "Recent answers", openBrowser: "Open Neo4j Browser", statusFilter: "Status",
+    copy: "Copy for Browser", copied: "Copied", budget: "Budget",
+    fields: {
+      status: "Answer status", scope: "Scope", evidence: "Evidence", degradation: "Degradation",
+      citations: "Citations", graph: "Graph", recovered: "Recovered", replayId: "Replay id",
+    },
+    values: {
+      answered: "answered", partial: "partial", conflict: "conflict", stale: "stale",
+      abstained: "abstained", sufficient: "sufficient", borderline: "borderline",
+      insufficient: "insufficient", none: "none", partial_coverage: "partial coverage",
+      stale_evidence: "stale evidence", insufficient_evidence: "insufficient evidence",
+      available: "available", no_anchor: "no anchor", unavailable: "unavailable",
+      true: "yes", false: "no",
+    },
+    roles: {
+      direct_support: "Direct support", parent_context: "Parent section",
+      adjacent_context: "Adjacent paragraphs", graph_neighbor_support: "Graph neighbours",
+      background: "Background", conflict: "Conflicts",
+    },
+    decisions: {
+      included: "included", fragment_truncated: "truncated", fragment_dropped: "dropped",
+      source_window_unavailable: "unavailable",
+    },
+    directions: { in: "predecessor", out: "successor" },
+  },
+  zh: {
+    answer: "回答", citations: "引用", source: "出处", pack: "上下文包", graph: "图窗口",
+    excluded: "排除的候选", cypher: "Cypher", recent: "最近的回答",
+    openBrowser: "打开 Neo4j Browser", statusFilter: "状态", copy: "复制到 Browser",
+    copied: "已复制", budget: "预算",
+    fields: {
+      status: "回答状态", scope: "范围", evidence: "证据", degradation: "降级",
+      citations: "引用数", graph: "图", recovered: "已恢复", replayId: "重放 ID",
+    },
+    values: {
+      answered: "已回答", partial: "部分回答", conflict: "存在冲突", stale: "证据过期",
+      abstained: "拒答", sufficient: "充分", borderline: "临界", insufficient: "不足",
+      none: "无", partial_coverage: "部分覆盖", stale_evidence: "证据过期",
+      insufficient_evidence: "证据不足", available: "可用", no_anchor: "无锚点",
+      unavailable: "不可用", true: "是", false: "否",
+    },
+    roles: {
+      direct_support: "直接证据", parent_context: "所在章节", adjacent_context: "相邻段落",
+      graph_neighbor_support: "图邻居", background: "背景", conflict: "冲突",
+    },
+    decisions: {
+      included: "已纳入", fragment_truncated: "已截断", fragment_dropped: "已丢弃",
+      source_window_unavailable: "不可用",
+    },
+    directions: { in: "前驱", out: "后继" },
+  },
+};
+const STATUS_FIELDS = ["scope", "evidence", "degradation", "citations", "graph", "recovered", "replayId"];
+const $ = (id) => document.getElementById(id);
+const state = { response: null, lang: "en" };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function language(question) {
+  const chosen = $("lang").value;
+  if (chosen !== "auto") return chosen;
+  return /[\u3400-\u9fff\uf900-\ufaff]/.test(question || "") ? "zh" : "en";
+}
+
+function labels() { return LABELS[state.lang]; }
+function value(v) { return labels().values[String(v)] ?? String(v); }
+
+async function api(path, options = {}) {
+  const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
+  const key = $("key").value.trim();
+  if (key) headers["X-API-Key"] = key;
+  const response = await fetch(path, { ...options, headers });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.detail || body.title || response.statusText);
+  return body;
+}
+
+function showError(error) {
+  $("error").hidden = !error;
+  $("error").textContent = error ? String(error.message || error) : "";
+}
+
+function relabel() {
+  for (const node of document.querySelectorAll("[data-label]")) {
+    const text = labels()[node.dataset.label];
+    if (text && node.tagName !== "LABEL") node.textContent = text;
+  }
+  document.documentElement.lang = state.lang === "zh" ? "zh" : "en";
+}
+
+function renderStatus(response) {
+  const status = response.evidenceStatus || {};
+  const rows = [["status", response.status], ...STATUS_FIELDS.map((f) => [f, status[f]])];
+  $("status").replaceChildren(...rows.flatMap(([field, v]) => [
+    el("dt", { text: labels().fields[field] }),
+    el("dd", { "data-field": field, "data-value": String(v), text: field === "replayId" || field === "scope" || field === "citations" ? String(v) : value(v) }),
+  ]));
+}
+
+function renderCitations(response) {
+  $("source").hidden = true;
+  $("citations").replaceChildren(...(response.citations || []).map((c, i) => el("li", {},
+    el("button", { type: "button", class: "citation", "data-index": String(i), text: `${c.path} ${c.startLine}: ${c.quote}`, onclick: () => openCitation(c) }))));
+}
+
+async function openCitation(citation) {
+  try {
+    const document_ = await api(`/v1/documents/${encodeURIComponent(citation.documentId)}`);
+    const paragraph = document_.paragraphs.find(
+      (p) => p.startOffset <= citation.startOffset && citation.endOffset <= p.endOffset);
+    if (!paragraph) throw new Error("the cited paragraph is no longer in this document");
+    const start = citation.startOffset - paragraph.startOffset;
+    const end = citation.endOffset - paragraph.startOffset;
+    $("source-path").textContent = `${document_.path} (${citation.startOffset}–${citation.endOffset})`;
+    $("source-text").replaceChildren(
+      paragraph.text.slice(0, start),
+      el("mark", { id: "highlight", text: paragraph.text.slice(start, end) }),
+      paragraph.text.slice(end));
+    $("source").hidden = false;
+    $("highlight").scrollIntoView({ block: "nearest" });
+    showError(null);
+  } catch (error) { showError(error); }
+}
+
+function renderPack(trace) {
+  const pack = trace.ragContextPack || {};
+  const decisions = new Map((pack.sourceDecisions || []).map((d) => [d.fragmentId, d]));
+  const budget = pack.budget || {};
+  $("budget").textContent = `${labels().budget}: ${pack.totalChars ?? 0} / ${budget.totalChars ?? "?"} chars, ${(pack.fragments || []).length} / ${budget.fragments ?? "?"} fragments (${budget.profile ?? ""})`;
+  const groups = new Map();
+  for (const fragment of pack.fragments || []) {
+    if (!groups.has(fragment.role)) groups.set(fragment.role, []);
+    groups.get(fragment.role).push({ fragment, decision: decisions.get(fragment.id) || { status: "included", reason: "" } });
+  }
+  for (const decision of pack.sourceDecisions || []) {  // dropped or unavailable: no fragment
+    if (decision.status === "included" || (pack.fragments || []).some((f) => f.id === decision.fragmentId)) continue;
+    if (!groups.has(decision.role)) groups.set(decision.role, []);
+    groups.get(decision.role).push({ fragment: null, decision });
+  }
+  $("pack").replaceChildren(...[...groups].map(([role, items]) => el("div", { class: "role", "data-role": role },
+    el("h3", { text: labels().roles[role] || role }),
+    ...items.map(({ fragment, decision }) => el("div", { class: `fragment decision-${decision.status}`, "data-decision": decision.status },
+      el("div", { class: "meta", text: `${labels().decisions[decision.status] || decision.status} · ${(fragment || decision).path || ""}${decision.reason ? " · " + decision.reason : ""}` }),
+      el("div", { text: fragment ? fragment.text : "" }))))));
+}
+
+function renderGraph(trace) {
+  const graph = trace.graphContext || {};
+  const anchor = graph.anchor || {};
+  const neighbours = [...(graph.predecessors || []), ...(graph.successors || [])];
+  $("neighbours").replaceChildren(...neighbours.map((n) => el("li", { "data-neighbour": n.id,
+    text: `${labels().directions[n.direction] || n.direction}: ${n.title} (${n.relation}, ${Number(n.confidence).toFixed(2)}) — ${n.reason}` })));
+  const excluded = (graph.diagnostics || {}).excluded || [];
+  $("excluded").replaceChildren(...excluded.map((x) => el("li", { "data-excluded": x.id, text: `${x.title} (${x.relation}): ${x.reason}` })));
+  if (typeof cytoscape !== "function" || !anchor.id) { $("graph").replaceChildren(); return; }
+  const elements = [{ data: { id: anchor.id, label: anchor.title || anchor.id, kind: "anchor" } }];
+  for (const n of neighbours) {
+    if (n.id === anchor.id) continue;
+    elements.push({ data: { id: n.id, label: n.title || n.id, kind: n.direction } });
+    const [source, target] = n.direction === "in" ? [n.id, anchor.id] : [anchor.id, n.id];
+    elements.push({ data: { id: `${source}->${target}:${n.relation}`, source, target, label: n.relation } });
+  }
+  cytoscape({
+    container: $("graph"), elements, layout: { name: "breadthfirst", directed: true, padding: 12 },
+    userZoomingEnabled: false,
+    style: [
+      { selector: "node", style: { label: "data(label)", "font-size": 10, "background-color": "#7a9cc6", "text-wrap": "wrap", "text-max-width": 110 } },
+      { selector: "node[kind = 'anchor']", style: { "background-color": "#e0a040" } },
+      { selector: "edge", style: { label: "data(label)", "font-size": 8, "curve-style": "bezier", "target-arrow-shape": "triangle", width: 1.5 } },
+    ],
+  });
+}
+
+async function renderCypher(traceId) {
+  const statements = await api(`/v1/traces/${traceId}/cypher`);
+  $("cypher").replaceChildren(...statements.map((s, i) => {
+    const button = el("button", { type: "button", class: "copy", "data-index": String(i), text: labels().copy });
+    button.addEventListener("click", () => copy(s.browserText, button));
+    return el("li", { "data-statement": s.statement },
+      el("strong", { text: `${s.statement}` }), ` ${s.rows} rows, ${s.elapsedMs} ms `, button,
+      el("pre", { text: s.browserText }));
+  }));
+}
+
+async function copy(text, button) {
+  try { await navigator.clipboard.writeText(text); }
+  catch {  // no clipboard permission: copy through a selection
+    const area = el("textarea", { "aria-hidden": "true" });
+    area.value = text; document.body.append(area); area.select();
+    document.execCommand("copy"); area.remove();
+  }
+  button.textContent = labels().copied;
+  setTimeout(() => { button.textContent = labels().copy; }, 1500);
+}
+
+async function show(response) {
+  state.response = response;
+  state.lang = language(response.trace?.plan?.query || $("question").value);
+  relabel();
+  $("answer").textContent = response.answer;
+  $("answer").dataset.traceId = response.traceId;
+  renderStatus(response);
+  renderCitations(response);
+  renderPack(response.trace || {});
+  renderGraph(response.trace || {});
+  await renderCypher(response.traceId);
+}
+
+async function ask(event) {
+  event.preventDefault();
+  try {
+    const response = await api("/v1/query", { method: "POST", body: JSON.stringify({ query: $("question").value, scope: $("scope").value }) });
+    await show(response);
+    await loadRecent();
+    showError(null);
+  } catch (error) { showError(error); }
+}
+
+async function loadRecent(event) {
+  if (event) event.preventDefault();
+  const params = new URLSearchParams({ limit: "20" });
+  if ($("scope").value) params.set("scope", $("scope").value);
+  if ($("recent-status").value) params.set("status", $("recent-status").value);
+  if ($("recent-q").value) params.set("q", $("recent-q").value);
+  try {
+    const page = await api(`/v1/answers?${params}`);
+    $("recent").replaceChildren(...page.items.map((item) => el("li", { "data-trace": item.traceId },
+      el("button", { type: "button", text: `${item.createdAt} · ${value(item.status)}${item.stale ? " · " + value("stale") : ""} · ${item.query}`, onclick: () => openRecord(item.traceId) }))));
+  } catch (error) { showError(error); }
+}
+
+async function openRecord(traceId) {
+  try {
+    const stored = await api(`/v1/traces/${traceId}`);
+    const bundle = await api(`/v1/answers/${traceId}/export`);
+    await show({ answer: bundle.answer, status: bundle.status, evidenceStatus: bundle.evidenceStatus, citations: bundle.citations, traceId, trace: stored.trace });
+  } catch (error) { showError(error); }
+}
+
+function init() {
+  const params = new URLSearchParams(location.search);
+  if (params.get("scope")) $("scope").value = params.get("scope");
+  $("browser-url").value = `${location.protocol}//${location.hostname}:7474/browser/`;
+  const link = () => { $("browser-link").href = $("browser-url").value; };
+  $("browser-url").addEventListener("input", link); link();
+  $("ask-form").addEventListener("submit", ask);
+  $("recent-form").addEventListener("submit", loadRecent);
+  $("lang").addEventListener("change", () => { if (state.response) show(state.response); });
+  relabel();
+}
+
+init();
