@@ -25,12 +25,15 @@ $(VENDOR)/cytoscape.min.js:
 	cp build/npm/package/dist/cytoscape.min.js $(VENDOR)/cytoscape.min.js
 	cp build/npm/package/LICENSE $(VENDOR)/cytoscape.LICENSE
 
-# Debian's chromium for the inspector's browser tests (driven by Playwright from PyPI).
+# Debian's chromium for the inspector's browser tests (driven by Playwright from PyPI), and a
+# font with Chinese glyphs for its Chinese labels.
+BROWSER_PACKAGES := chromium fonts-wqy-zenhei
 .PHONY: browser
 browser:
-	@command -v chromium >/dev/null || { \
+	@dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1 || { \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BROWSER_PACKAGES); }
 
 install: $(STAMP) $(VENDOR)/cytoscape.min.js
 
