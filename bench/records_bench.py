@@ -42,11 +42,14 @@ from service.records import build_record, store_record
 from service.settings import RecordSettings, Settings
 
 SCOPE = "bench-records"
+# Knowledge point ids of their own ("bench-..."): tests that share the database count the
+# scopes holding a "granite" or "basalt".
 SOURCES = {
-    "basalt.md": "# Basalt\n\nBasalt is a fine-grained volcanic rock formed from rapidly cooled "
-    "lava.\n\n## Uses\n\nBasalt is crushed for road construction and railway ballast.\n",
-    "granite.md": "# Granite\n\nGranite is a coarse-grained intrusive igneous rock rich in "
-    "quartz and feldspar.\n",
+    "bench-basalt.md": "---\nid: bench-basalt\n---\n# Basalt\n\nBasalt is a fine-grained "
+    "volcanic rock formed from rapidly cooled lava.\n\n## Uses\n\nBasalt is crushed for road "
+    "construction and railway ballast.\n",
+    "bench-granite.md": "---\nid: bench-granite\n---\n# Granite\n\nGranite is a "
+    "coarse-grained intrusive igneous rock rich in quartz and feldspar.\n",
 }
 QUESTIONS = ("what is basalt?", "what is granite?", "what is basalt used for?",
              "compare basalt and granite")  # fmt: skip
