@@ -40,7 +40,10 @@ _SINCE = "%Y-%m-%dT%H:%M:%SZ"
 
 class AnswerPage(msgspec.Struct, kw_only=True, rename="camel"):
     items: list[ListedRecord]
-    next_cursor: str | None  # pass as ?cursor= for the next page; null on the last page
+    # Pass as ?cursor= for the next page; null on the last page. A page examines at most
+    # KGS_RECORDS_PAGE_SCAN records, so with a rare filter it may hold fewer than `limit` items
+    # (even none) and still have a next one.
+    next_cursor: str | None
 
 
 class AnswerController(Controller):
@@ -84,13 +87,11 @@ class AnswerController(Controller):
             scopes=tuple(readable) if readable is not None else None, scope=scope_name,
             status=status, since_ms=_since_ms(since) if since else None, q=q or None, stale=stale,
         )  # fmt: skip
-        rows = list_records(resources.request_graph(), where, after=after, limit=limit + 1)
-        items = rows[:limit]
-        if len(rows) <= limit:
-            return AnswerPage(items=items, next_cursor=None)
-        last = items[-1]
+        page = list_records(resources.request_graph(), where, after=after, limit=limit,
+                            scan=max(limit, resources.settings.records.page_scan))  # fmt: skip
+        last = page.next_after
         return AnswerPage(
-            items=items, next_cursor=encode_cursor(f"{last.created_at_ms}:{last.trace_id}")
+            items=page.items, next_cursor=encode_cursor(f"{last[0]}:{last[1]}") if last else None
         )
 
     @get("/{trace_id:str}/export", sync_to_thread=True, responses=v1_problems(404))

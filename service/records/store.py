@@ -16,6 +16,7 @@ __all__ = [
     "ListedRecord",
     "RecordDetail",
     "RecordFilter",
+    "RecordPage",
     "RecordStats",
     "StoredRecord",
     "apply_retention",
@@ -109,17 +110,32 @@ def read_detail(graph: Graph, record_id: str) -> RecordDetail | None:
     )  # fmt: skip
 
 
+class RecordPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[ListedRecord]
+    # Where the next page starts (the last record examined or returned); None: no more.
+    next_after: tuple[int, str] | None
+
+
 def list_records(
-    graph: Graph, where: RecordFilter, *, after: tuple[int, str] | None, limit: int
-) -> list[ListedRecord]:
-    """A page, newest first, after the cursor (the last record's time and id)."""
+    graph: Graph,
+    where: RecordFilter,
+    *,
+    after: tuple[int, str] | None,
+    limit: int,
+    scan: int,
+) -> RecordPage:
+    """A page, newest first, after the cursor (a record's time and id), examining at most `scan`
+    records: a page may hold fewer than `limit` items and still have a next one."""
     before_ms, before_id = after if after is not None else (_NEWEST, "")
-    rows = graph.read(
+    [row] = graph.read(
         "records/list_answers", scopes=_list(where.scopes), scope=where.scope,
         status=where.status, sinceMs=where.since_ms, q=where.q.lower() if where.q else None,
-        stale=where.stale, beforeMs=before_ms, beforeId=before_id, limit=limit,
+        stale=where.stale, beforeMs=before_ms, beforeId=before_id, limit=limit, scan=scan,
     )  # fmt: skip
-    return [_listed(r) for r in rows]
+    items = [_listed(r) for r in row["items"]]
+    more = len(items) == limit or int(row["scanned"]) == scan
+    last = (int(row["lastMs"]), str(row["lastId"])) if more and row["lastId"] else None
+    return RecordPage(items=items, next_after=last)
 
 
 def _listed(row: dict[str, Any]) -> ListedRecord:

@@ -105,26 +105,35 @@ class RecordWriter:
             if item is _STOP:
                 return
             assert isinstance(item, _Pending)
-            record = build_record(
-                item.response, request=item.request, scopes=item.scopes, key_name=item.key_name,
-                created_at_ms=item.created_at_ms, max_response_bytes=self.settings.max_bytes,
-            )  # fmt: skip
             try:
-                store_record(self.graph, record)
-                self._on_outcome("written")
-            except (DriverError, Neo4jError) as error:
-                self._on_outcome("failed")
-                log.error("answer record %s not stored: %s", record.id, error)
+                self._write(item)
             finally:
                 with self._idle:
                     self._pending -= 1
                     self._idle.notify_all()
 
+    def _write(self, item: _Pending) -> None:
+        trace_id = (item.response.get("trace") or {}).get("traceId")
+        try:
+            record = build_record(
+                item.response, request=item.request, scopes=item.scopes, key_name=item.key_name,
+                created_at_ms=item.created_at_ms, max_response_bytes=self.settings.max_bytes,
+            )  # fmt: skip
+            store_record(self.graph, record)
+        except (DriverError, Neo4jError) as error:
+            self._on_outcome("failed")
+            log.error("answer record %s not stored: %s", trace_id, error)
+        except Exception:  # the writer thread outlives any one record
+            self._on_outcome("failed")
+            log.exception("answer record %s not stored", trace_id)
+        else:
+            self._on_outcome("written")
+
     def _retention(self) -> None:
         self._next_retention = time.monotonic() + self.settings.retention_interval_s
         try:
             deleted = apply_retention(self.graph, self.settings)
-        except (DriverError, Neo4jError) as error:
+        except Exception as error:  # Neo4j away, or anything else: next interval tries again
             log.warning("answer record retention not applied: %s", error)
             return
         if deleted:

@@ -21,6 +21,9 @@ class RecordSettings(msgspec.Struct, frozen=True, kw_only=True):
     # The response, trace included, compressed; a larger one is stored without the trace's detail.
     max_bytes: int = 1_000_000
     max_page_size: int = 200  # records per page of GET /v1/answers
+    # Records a page of GET /v1/answers examines at most (newest first), whatever its filters:
+    # a rare filter fills a page only partly, and nextCursor goes on from where it stopped.
+    page_scan: int = 2_000
     # /metrics counts records per scope for this many scopes (those with most records); the
     # others count as scope "other", so the label's values stay few. Read at most once a minute.
     metric_scopes: int = 20

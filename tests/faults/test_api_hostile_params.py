@@ -6,9 +6,10 @@ body, needs a harmless baseline value below and the test says so). Each payload 
 parameter at a time, properly URL-encoded, with a key that may write everywhere.
 
 Expected: no 5xx; every 4xx is problem+json; DELETE of a hostile id is 404; no write statement
-runs at all (every statement a request ran is recorded; an answer's record is written after it by
-the service's record writer, with fixed statements and the question as a parameter); a sentinel scope is unchanged; and no
-scope that existed before the run (nor the nodes without a scope) lost a node or relationship.
+runs at all (every statement a request ran is recorded; an answer's record is written after it
+by the service's record writer, with fixed statements and the question as a parameter); a
+sentinel scope is unchanged; and no scope that existed before the run (nor the nodes without a
+scope) lost a node or relationship.
 Whole-database counts are not compared exactly: other clients (tests run beside this one) may
 write to a shared test database meanwhile; scopes that grew, appeared or vanished are reported.
 """

@@ -21,7 +21,13 @@ from service.api import create_app
 from service.api.auth import hash_key
 from service.api.state import AppResources
 from service.db import Graph
-from service.records import apply_retention, build_record, read_record, store_record
+from service.records import (
+    RecordWriter,
+    apply_retention,
+    build_record,
+    read_record,
+    store_record,
+)
 from service.settings import ApiKey, ApiSettings, RecordSettings, Settings
 from tests.integration.conftest import delete_scope
 
@@ -268,3 +274,28 @@ def test_a_replay_reports_a_changed_document(
     assert [d["path"] for d in moved["documentsChanged"]] == [f"{SCOPE}/basalt.md"]
     assert moved["evidence"]["added"] and moved["evidence"]["removed"]
     assert moved["replayTraceId"] != trace_id
+
+
+def test_the_writer_outlives_a_record_it_cannot_build(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources], graph: Graph
+) -> None:
+    a, _, resources = replicas
+    good = _ask(a, resources, trace="true")
+    outcomes: list[str] = []
+    writer = RecordWriter(graph, RecordSettings(retention_interval_s=3600), outcomes.append)
+    try:
+        writer.submit(
+            {"status": "answered"},
+            request={"query": QUESTION},
+            scopes=(SCOPE,),
+            key_name="editor",
+            created_at_ms=0,
+        )  # no trace: cannot be built
+        copy = {**good, "trace": {**good["trace"], "traceId": f"t_{uuid.uuid4().hex[:16]}"}}
+        writer.submit(copy, request={"query": QUESTION}, scopes=(SCOPE,), key_name="editor",
+                      created_at_ms=int(time.time() * 1000))  # fmt: skip
+        assert writer.flush(FLUSH_S)
+    finally:
+        writer.close()
+    assert outcomes == ["failed", "written"]
+    assert read_record(graph, copy["trace"]["traceId"]) is not None
