@@ -196,7 +196,7 @@ def test_retention_deletes_by_age_then_keeps_the_newest(
     # By age: with "now" 7 days after the oldest record and 8.5 days kept, the copies older
     # than 1.5 days before it go (the 3- and 2-day ones); the 1-day one and the rest stay.
     now_ms = int(oldest["ms"]) + 7 * day
-    apply_retention(graph, RecordSettings(max_age_s=8.5 * 86_400), now_ms=now_ms)
+    apply_retention(graph, RecordSettings(max_age_s=8.5 * 86_400, max_count=10**9), now_ms=now_ms)
     assert [read_record(graph, i) is not None for i in old] == [False, False, True]
     # By count: keeping all but one deletes exactly the oldest record, the 1-day copy.
     [total] = graph.read_text("MATCH (r:AnswerRecord) RETURN count(r) AS n", {})
