@@ -24,7 +24,6 @@ from service.settings import PipelineSettings
 __all__ = [
     "CHANNELS",
     "Candidate",
-    "ChannelRead",
     "Channels",
     "ScopeSize",
     "channel_reads",
@@ -46,18 +45,6 @@ class Candidate(msgspec.Struct, frozen=True):
 
 
 Channels = dict[str, list[Candidate]]
-
-
-class ChannelRead(msgspec.Struct, frozen=True, kw_only=True):
-    """What the channel reads found: the Lucene query run, the full-text and vector modes, the
-    candidates per channel and, when the reads already hold them, every candidate's details
-    (paragraph id -> a retrieval/hit_details row; None: the fused hits are read afterwards)."""
-
-    lucene: str
-    fulltext_mode: str
-    vector_mode: str
-    found: Channels
-    details: dict[str, Row] | None = None
 
 
 class ScopeSize(msgspec.Struct, frozen=True):
@@ -145,22 +132,21 @@ def one_read(
     vector_read: Future[list[Row]],
     settings: PipelineSettings,
     channels: frozenset[str],
-) -> ChannelRead | None:
-    """Once the scope's HNSW search (started beside the name read) has returned: full-text,
-    leads and every candidate's details in one statement
-    (cypher/retrieval/channels_scope_index.cypher). None when an index went away since the
-    scope's state was cached: then the per-channel reads answer."""
+) -> tuple[str, str, str, Channels] | None:
+    """The full-text and lead channels of a large scope in one statement
+    (cypher/retrieval/channels_scope_index.cypher), with the vector search already running:
+    (the Lucene query, full-text mode, vector mode, the channels' candidates). None when an
+    index went away since the scope's state was cached: then the per-channel reads answer."""
     own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
     named = [n.document_id for n in names if n.document_id]
     leading = "knowledgePoint" in channels and bool(named) and names_lead(plan, names)
     try:
-        vector = _candidates(vector_read.result())
         [row] = graph.read(
             "retrieval/channels_scope_index", scope=plan.scope, lucene=own,
             fulltextIndex=scope_fulltext_index(plan.scope), limit=settings.retrieval_candidates,
             documentIds=named if leading else [], lead=_LEAD_PARAGRAPHS,
-            vectorIds=[c.paragraph_id for c in vector],
         )  # fmt: skip
+        vector_rows = vector_read.result()
     except ClientError:  # an index dropped (the scope shrank) since its state was cached
         _SIZES.pop(plan.scope, None)
         return None
@@ -168,19 +154,14 @@ def one_read(
     if "fulltext" in channels:
         ranked = [Candidate(p, d, float(score)) for p, d, score in row["fulltext"]]
         found["fulltext"] = sorted(ranked, key=lambda c: (-c.score, c.paragraph_id))
-    found["vector"] = vector
+    found["vector"] = _candidates(vector_rows)
     if leading:
         found["knowledgePoint"] = _leads(named, row["leads"])
-    details = {str(r["paragraphId"]): r for r in row["paragraphs"]}
     if "fulltext" not in channels:
-        mode, query = "none", lucene
-    elif not own:  # no clause: nothing to search, reported as the exact path reports it
-        mode, query = "exact", lucene
-    else:
-        mode, query = "scope_index", own
-    return ChannelRead(
-        lucene=query, fulltext_mode=mode, vector_mode="scope_index", found=found, details=details
-    )
+        return lucene, "none", "scope_index", found
+    if not own:  # no clause: nothing to search, reported as the exact path reports it
+        return lucene, "exact", "scope_index", found
+    return own, "scope_index", "scope_index", found
 
 
 def channel_reads(
@@ -193,12 +174,11 @@ def channel_reads(
     query_vector: Sequence[float] | Future[list[float]] | None,
     settings: PipelineSettings,
     channels: frozenset[str],
-) -> ChannelRead:
+) -> tuple[str, str, str, Channels]:
     """The channels one statement each: exact search in small scopes, the shared vector index
     while a scope's own one is populating, and the reads that overlap the embedding."""
     limit = settings.retrieval_candidates
     found: Channels = {}
-    details: dict[str, Row] | None = None
     fulltext_mode = "none"
     if "fulltext" in channels:
         lucene, fulltext_mode, found["fulltext"] = _fulltext(
@@ -216,16 +196,11 @@ def channel_reads(
                 "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
             )
         elif size.own_index:
-            # After the embedding, one round trip: the search and every candidate's details.
             vector_mode = "scope_index"
-            known = [c.paragraph_id for found_in in found.values() for c in found_in]
-            known += [c.paragraph_id for c in lead or ()]
-            [row] = graph.read(
-                "retrieval/vector_hits_scope_index", scope=plan.scope, vector=vector,
-                limit=limit, indexName=scope_vector_index(plan.scope), knownIds=known,
+            rows = graph.read(
+                "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
+                limit=limit, indexName=scope_vector_index(plan.scope),
             )  # fmt: skip
-            details = {str(r["paragraphId"]): r for r in row["paragraphs"]}
-            rows = [{"paragraphId": p, "documentId": d, "score": s} for p, d, s in row["vector"]]
         else:
             # The shared index ranks every scope; ask for enough that `limit` are this scope's.
             share = size.paragraphs / max(size.all_paragraphs, 1)
@@ -241,13 +216,7 @@ def channel_reads(
         found["vector"] = _candidates(rows)
     if lead is not None:
         found["knowledgePoint"] = lead
-    return ChannelRead(
-        lucene=lucene,
-        fulltext_mode=fulltext_mode,
-        vector_mode=vector_mode,
-        found=found,
-        details=details,
-    )
+    return lucene, fulltext_mode, vector_mode, found
 
 
 def _fulltext(

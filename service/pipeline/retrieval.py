@@ -23,11 +23,10 @@ from concurrent.futures import Future
 
 import msgspec
 
-from service.db.graph import Graph, Row
+from service.db.graph import Graph
 from service.pipeline.channels import (
     CHANNELS,
     Candidate,
-    ChannelRead,
     channel_reads,
     early_vector_read,
     one_read,
@@ -231,26 +230,34 @@ def retrieve_spans(
     expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
     lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
     terms = [*plan.terms, *expansion_terms]
-    read = (
+    combined = (
         one_read(graph, plan, names, terms, expansions, lucene, vector_read, settings, channels)
         if vector_read is not None
         else None
-    ) or channel_reads(
-        graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
     )
+    if combined is not None:
+        lucene, fulltext_mode, vector_mode, found = combined
+    else:
+        lucene, fulltext_mode, vector_mode, found = channel_reads(
+            graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
+        )
 
     weights = {
         "fulltext": settings.fulltext_weight,
         "vector": settings.vector_weight,
         "knowledgePoint": settings.knowledge_point_weight,
     }
-    ranking = fuse_channels(read.found, weights, method=settings.fusion, rrf_k=settings.rrf_k)
+    ranking = fuse_channels(found, weights, method=settings.fusion, rrf_k=settings.rrf_k)
     operands = [n.document_id for n in names if n.operand is not None and n.document_id]
     fused = _interleave(_evidence(ranking, settings, operands), operands)[: top_k or settings.top_k]
     ids = [f.paragraph_id for f in fused]
     documents = tuple(dict.fromkeys((f.document_id, f.document_score) for f in ranking))
     listed = documents[: top_k or settings.top_k]
-    details, paths = _details(graph, read, ids, [d for d, _ in listed])
+    [found_details] = graph.read(
+        "retrieval/hit_details", ids=ids, documentIds=[d for d, _ in listed]
+    )
+    details = {r["paragraphId"]: r for r in found_details["paragraphs"]}
+    paths = {r["documentId"]: r for r in found_details["documents"]}
     hits = []
     for item in fused:
         paragraph_id, score, ranks = item.paragraph_id, item.score, item.ranks
@@ -287,26 +294,9 @@ def retrieve_spans(
         ),
         names=tuple(names),
         segments=tuple(_segments(hits)),
-        lucene=read.lucene,
-        vector_mode=read.vector_mode,
-        fulltext_mode=read.fulltext_mode,
-    )
-
-
-def _details(
-    graph: Graph, read: ChannelRead, ids: Sequence[str], documents: Sequence[str]
-) -> tuple[dict[str, Row], dict[str, Row]]:
-    """The hits' paragraphs and the listed documents' paths and titles: from the channel reads
-    when they returned every candidate's details, else one more read."""
-    if read.details is not None:
-        paths: dict[str, Row] = {}
-        for row in read.details.values():
-            paths.setdefault(str(row["documentId"]), row)
-        return read.details, paths
-    [row] = graph.read("retrieval/hit_details", ids=list(ids), documentIds=list(documents))
-    return (
-        {r["paragraphId"]: r for r in row["paragraphs"]},
-        {r["documentId"]: r for r in row["documents"]},
+        lucene=lucene,
+        vector_mode=vector_mode,
+        fulltext_mode=fulltext_mode,
     )
 
 

@@ -1,8 +1,7 @@
 """A large scope with both its own indexes, the question's vector at hand: the vector search runs
-beside the name read, and full-text, leads and every candidate's details come in one statement
-(retrieval/channels_scope_index), with the same hits, scores and modes as one statement per
-channel, which retrieve_spans still uses while the embedding computes (the vector search then
-comes last, with every candidate's details).
+beside the name read and full-text and leads come in one statement
+(retrieval/channels_scope_index), with the same candidates, scores and modes as one statement
+per channel, which retrieve_spans still uses while the embedding computes.
 The size thresholds are lowered so a handful of paragraphs counts as large."""
 
 from __future__ import annotations
@@ -59,10 +58,8 @@ def test_one_statement_finds_what_one_statement_per_channel_finds(
     waiting = retrieval.retrieve_spans(run, plan, _Pending(vector), SETTINGS)
     statements = {c.statement for c in run.calls}
     assert "retrieval/channels_scope_index" not in statements
-    # After the embedding, the vector search returns every candidate's details with its hits.
-    assert "retrieval/vector_hits_scope_index" in statements
-    assert "retrieval/hit_details" not in statements
-    assert one.hits == waiting.hits and one.ranked == waiting.ranked
+    assert "retrieval/vector_paragraphs_scope_index" in statements
+    assert one.hits == waiting.hits
     assert one.documents == waiting.documents and one.lucene == waiting.lucene
 
 
@@ -75,8 +72,8 @@ def test_the_vector_search_runs_beside_the_names_and_the_rest_is_one_statement(
     run = graph.child()
     found = retrieval.retrieve_spans(run, plan, vector, SETTINGS)
     assert sorted(c.statement for c in run.calls) == [
-        "retrieval/channels_scope_index", "retrieval/knowledge_point_candidates",
-        "retrieval/vector_paragraphs_scope_index",
+        "retrieval/channels_scope_index", "retrieval/hit_details",
+        "retrieval/knowledge_point_candidates", "retrieval/vector_paragraphs_scope_index",
     ]  # fmt: skip
     assert found.hits and found.hits[0].path.endswith("topic0.md")
     assert "knowledgePoint" in found.hits[0].ranks  # the named concept's lead paragraph
