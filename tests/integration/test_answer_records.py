@@ -262,6 +262,8 @@ def test_a_replay_reports_a_changed_document(
     a, _, resources = replicas
     assert _upload(a, BASALT).status_code in (200, 201)
     trace_id = _ask(a, resources)["traceId"]
+    outsider = a.post(f"/v1/answers/{trace_id}/replay", headers=_headers("outsider"))
+    assert outsider.status_code == 404  # another scope's key cannot replay it either
     same = a.post(f"/v1/answers/{trace_id}/replay", headers=_headers("editor"))
     assert same.status_code == 200, same.text
     assert same.json()["sameReplayId"] and same.json()["documentsChanged"] == []

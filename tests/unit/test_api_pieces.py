@@ -3,13 +3,15 @@ JSON logs, transaction metadata."""
 
 import json
 import logging
+import re
 from typing import Any
 
 import pytest
 from litestar.exceptions import HTTPException
 
-from service.api import documents, trace_store
+from service.api import answers, documents, trace_store
 from service.api.context import TracedGraph, trace_id_var
+from service.api.cursors import decode_cursor, encode_cursor
 from service.api.knowledge_points import name_lucene
 from service.api.logs import JsonFormatter
 from service.api.trace_store import StoredTrace, TraceStore
@@ -45,12 +47,16 @@ def test_name_lucene_every_scope_has_no_scope_clause() -> None:
     )
 
 
-def test_cursor_round_trip_and_rejection() -> None:
-    cursor = documents._encode_cursor("d_0123456789abcdef0123")
-    assert documents._decode_cursor(cursor) == "d_0123456789abcdef0123"
-    for bad in ("%%%", "eA", documents._encode_cursor("' OR 1=1 //")):
+@pytest.mark.parametrize(
+    ("shape", "key"),
+    [(documents._DOCUMENT_ID, "d_0123456789abcdef0123"),
+     (answers._CURSOR, "1764547200000:t_0123456789abcdef")],
+)  # fmt: skip
+def test_cursor_round_trip_and_rejection(shape: re.Pattern[str], key: str) -> None:
+    assert decode_cursor(encode_cursor(key), shape) == key
+    for bad in ("%%%", "eA", encode_cursor("' OR 1=1 //"), encode_cursor(key + "x")):
         with pytest.raises(HTTPException) as refused:
-            documents._decode_cursor(bad)
+            decode_cursor(bad, shape)
         assert refused.value.status_code == 400
 
 
