@@ -1,5 +1,12 @@
 # The kgs service: `docker compose up` builds and runs it next to Neo4j (docker-compose.yml).
 # The default command ingests the shipped knowledge base, then serves the API on port 8000.
+
+# The evidence inspector's graph drawing library from npm, the version the Makefile vendors.
+FROM node:22.12-bookworm-slim AS inspector-assets
+ARG CYTOSCAPE=3.35.0
+WORKDIR /assets
+RUN npm pack --silent cytoscape@${CYTOSCAPE} >/dev/null && tar -xzf cytoscape-${CYTOSCAPE}.tgz
+
 FROM python:3.11-slim-bookworm
 
 # PyTorch's CPU-only wheels (no CUDA libraries: about 2 GB smaller than PyPI's Linux wheel).
@@ -29,6 +36,9 @@ COPY cypher ./cypher
 COPY ingest ./ingest
 COPY service ./service
 COPY knowledge_base ./knowledge_base
+COPY --from=inspector-assets /assets/package/dist/cytoscape.min.js /assets/package/LICENSE \
+     ./service/api/inspector/vendor/
+RUN mv service/api/inspector/vendor/LICENSE service/api/inspector/vendor/cytoscape.LICENSE
 RUN pip install --no-deps -e . && python -m compileall -q service ingest
 
 RUN useradd --create-home --uid 10001 --user-group kgs

@@ -245,7 +245,8 @@ def test_images_are_pinned_and_the_service_builds_the_dockerfile() -> None:
         assert "image" in service or "build" in service, f"{name}: neither image nor build"
         if "image" in service:
             _tag(service["image"])
-    _tag(_only("FROM"))
+    for image in _instruction("FROM"):
+        _tag(image.split()[0])
     build = _service("kgs")["build"]
     assert isinstance(build, dict) and "dockerfile_inline" not in build
     assert (ROOT / build.get("context", ".") / build.get("dockerfile", "Dockerfile")).resolve() == (
@@ -264,14 +265,30 @@ def test_neo4j_image_is_the_version_the_local_server_provisions() -> None:
     assert image == DOCKER_IMAGE
 
 
+def _service_image() -> str:
+    """The image the service runs in: the last stage (earlier ones only build assets)."""
+    return _instruction("FROM")[-1].split()[0]
+
+
 def test_python_image_satisfies_requires_python() -> None:
-    image = _only("FROM")
+    image = _service_image()
     assert image.startswith("python:")
     version = re.match(r"(\d+)\.(\d+)", _tag(image))
     assert version, f"{image}: the tag names no Python version"
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     spec = SpecifierSet(pyproject["project"]["requires-python"])
     assert Version(f"{version.group(1)}.{version.group(2)}.0") in spec
+
+
+def test_the_image_vendors_the_inspector_library_the_makefile_does() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    pinned = re.search(r"^CYTOSCAPE\s*:=\s*(\S+)$", makefile, re.MULTILINE)
+    args = dict(a.partition("=")[::2] for a in _instruction("ARG"))
+    assert pinned and args.get("CYTOSCAPE") == pinned.group(1)
+    copies = " ".join(_instruction("COPY"))
+    assert "--from=inspector-assets" in copies and "service/api/inspector/vendor/" in copies
+    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    assert "service/api/inspector/vendor" in ignored  # the image takes npm's copy, not a local one
 
 
 # -- ports, environment, route -------------------------------------------------------------------
@@ -429,6 +446,8 @@ def test_dockerignore_keeps_local_state_out_and_the_sources_in() -> None:
     ):
         assert _ignored(path, patterns), f"{path} would be sent to the Docker build"
     for arguments in _instruction("COPY"):
+        if "--from=" in arguments:  # copied from an earlier stage, not the build context
+            continue
         for source in [a for a in shlex.split(arguments)[:-1] if not a.startswith("--")]:
             assert (ROOT / source).exists(), f"COPY {source}: no such path"
             assert not _ignored(source.removeprefix("./"), patterns), f"{source} is ignored"
