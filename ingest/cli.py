@@ -64,7 +64,8 @@ def summary(report: IngestReport, *, dry_run: bool) -> str:
     lines = [
         f"scopes: {', '.join(report.scopes) or '-'}",
         f"{documents}: added {len(report.added)}, updated {len(report.updated)}, "
-        f"unchanged {len(report.unchanged)}, removed {len(report.removed)}",
+        f"unchanged {len(report.unchanged)}, restored {len(report.restored)}, "
+        f"withdrawn {len(report.removed)}",
         f"paragraphs written {report.paragraphs_written}, embeddings computed "
         f"{report.embeddings_computed}, graph writes {report.writes.total}, "
         f"knowledge points pruned {report.knowledge_points_pruned}, {report.elapsed_s:.1f} s",

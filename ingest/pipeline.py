@@ -8,6 +8,7 @@ Per-file problems are collected in the report and never stop the batch.
 from __future__ import annotations
 
 import re
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,12 +21,21 @@ from ingest.embeddings import Embedder, EmbeddingError
 from ingest.problems import Problem
 from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
 from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
-from ingest.writer import delete_document, prune_knowledge_points, unit_analyses, write_unit
+from ingest.versions import ACTIVE
+from ingest.writer import prune_knowledge_points, unit_analyses, withdraw_document, write_unit
 from service.db.graph import Graph, WriteCounters
 from service.errors import KgsError
 from service.settings import IngestSettings
 
-__all__ = ["IngestOptions", "IngestReport", "InvalidScope", "Progress", "discover", "ingest"]
+__all__ = [
+    "IngestOptions",
+    "IngestReport",
+    "InvalidScope",
+    "Progress",
+    "discover",
+    "ingest",
+    "ingest_file_text",
+]
 
 SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 EMBEDDING_OK = "ok"
@@ -41,8 +51,11 @@ class InvalidScope(KgsError, ValueError):
 
 class IngestOptions(msgspec.Struct, frozen=True, kw_only=True):
     scope: str | None = None  # None: each top-level folder of the path is a scope
-    prune: bool = False  # remove documents of the ingested scopes whose file is gone
+    prune: bool = False  # withdraw documents of the ingested scopes whose file is gone
     dry_run: bool = False
+    # The head version every document must still be at (an API upload's If-Match): another
+    # head fails the run with HeadChanged, and that document is left as it was.
+    if_match: int | None = None
 
 
 class IngestReport(msgspec.Struct, kw_only=True):
@@ -50,6 +63,8 @@ class IngestReport(msgspec.Struct, kw_only=True):
     added: list[str] = msgspec.field(default_factory=list)
     updated: list[str] = msgspec.field(default_factory=list)
     unchanged: list[str] = msgspec.field(default_factory=list)
+    restored: list[str] = msgspec.field(default_factory=list)  # withdrawn, now active again
+    versions: dict[str, int] = msgspec.field(default_factory=dict)  # head version by path
     removed: list[str] = msgspec.field(default_factory=list)
     problems: list[Problem] = msgspec.field(default_factory=list)
     paragraphs_written: int = 0
@@ -147,6 +162,26 @@ def ingest(
     return report
 
 
+def ingest_file_text(
+    graph: Graph,
+    embedder: Embedder | None,
+    scope: str,
+    relative: str,
+    raw: bytes,
+    settings: IngestSettings,
+    *,
+    if_match: int | None = None,
+) -> IngestReport:
+    """Ingest one document's text at its path in the scope (an upload, a restore): the same
+    run as `kgs ingest` over a folder holding just this file, so nothing differs."""
+    with tempfile.TemporaryDirectory(prefix="kgs-document-") as folder:
+        target = Path(folder, relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(raw)  # bytes as sent: offsets index exactly this text
+        options = IngestOptions(scope=scope, if_match=if_match)
+        return ingest(graph, embedder, Path(folder), options, settings)
+
+
 class _EmbeddingState:
     """The embedder, until it fails once; afterwards the run continues lexical-only."""
 
@@ -207,13 +242,19 @@ def _ingest_scope(
             before
             and before["unitHash"] == unit.unit_hash
             and before["embeddingStatus"] == wanted_status
+            and before["status"] == ACTIVE
+            and before["hasVersion"]
+            and options.if_match in (None, before["version"])
         ):
             report.unchanged.append(unit.path)
+            report.versions[unit.path] = int(before["version"])
         else:
             changed.append(unit)
-            (report.updated if before else report.added).append(unit.path)
-    gone = sorted(set(existing) - {u.path for u in units}) if pruning else []
+    gone = sorted(p for p, row in existing.items() if row["status"] == ACTIVE
+                  and p not in {u.path for u in units}) if pruning else []  # fmt: skip
     if options.dry_run:
+        for unit in changed:  # what the write would decide, as far as the read can tell
+            (report.updated if unit.path in existing else report.added).append(unit.path)
         report.removed.extend(gone)
         return
     # A worker embeds and analyses chunk N+1 while chunk N is written: torch and the Bolt round
@@ -230,11 +271,16 @@ def _ingest_scope(
             report.embeddings_computed += len(vectors)
             progress.embeddings(len(vectors))
             for unit in chunk:
-                report.writes = report.writes + write_unit(graph, unit, vectors, status, analyses)
-                report.paragraphs_written += len(unit.paragraphs)
+                written = write_unit(graph, unit, vectors, status, analyses,
+                                     if_match=options.if_match)  # fmt: skip
+                _report_write(report, unit.path, written.kind)
+                report.versions[unit.path] = written.version
+                report.writes = report.writes + written.counters
+                if written.kind != "unchanged":
+                    report.paragraphs_written += len(unit.paragraphs)
                 progress.paragraphs(len(unit.paragraphs))
     for path in gone:
-        report.writes = report.writes + delete_document(graph, str(existing[path]["id"]))
+        withdraw_document(graph, str(existing[path]["id"]))
         report.removed.append(path)
     report.knowledge_points_pruned += prune_knowledge_points(graph, scope)
     if changed or gone:
@@ -242,6 +288,14 @@ def _ingest_scope(
     started = time.perf_counter()
     report.vector_indexes[scope] = refresh_scope_vector_index(graph, scope, settings)
     report.scope_index_s[scope] = round(time.perf_counter() - started, 2)
+
+
+def _report_write(report: IngestReport, path: str, kind: str) -> None:
+    """What the write transaction decided, which can differ from the earlier read (a
+    concurrent writer committed the same content first)."""
+    lists = {"added": report.added, "updated": report.updated, "rewritten": report.updated,
+             "restored": report.restored, "unchanged": report.unchanged}  # fmt: skip
+    lists[kind].append(path)
 
 
 def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Problem:

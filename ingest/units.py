@@ -94,6 +94,7 @@ class DocumentUnit(msgspec.Struct, frozen=True):
     relations: list[RelationRow]
     unit_hash: str  # changes whenever anything the unit writes changes
     problems: tuple[Problem, ...] = ()
+    source: str = ""  # the exact text the offsets index, kept by the document's version
 
     @property
     def id(self) -> str:
@@ -294,6 +295,7 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         relations=relations,
         unit_hash=unit_hash,
         problems=tuple(problems),
+        source=parsed.source,
     )
 
 

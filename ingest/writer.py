@@ -1,21 +1,43 @@
 """Graph writes of ingestion: a document is replaced as a unit, in one managed transaction, so a
-reader sees the old version or the new one, never a mix. Every statement is idempotent, so the
-driver may retry the transaction and a killed run can simply be run again."""
+reader sees the old version or the new one, never a mix. Each transaction first takes the
+document's lock and decides from the head it then sees (ingest/versions.py): it may make a new
+version, restore, rewrite the projection, or write nothing; it may refuse a stale If-Match.
+Statements are idempotent given that decision, so the driver may retry the transaction and a
+killed run can simply be run again."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import msgspec
 from neo4j import ManagedTransaction
 
 from ingest.units import DocumentUnit
+from ingest.versions import (
+    WITHDRAWN,
+    HeadChanged,
+    HeadState,
+    NotWithdrawable,
+    WriteKind,
+    decide_write,
+    encode_structure,
+)
 from service.db.graph import Graph, WriteCounters
+from service.errors import KgsError
 from service.graph_model import RELATION_TYPES
 from service.scope import scope_key
 from service.text.facts import paragraph_analysis
 
-__all__ = ["delete_document", "prune_knowledge_points", "unit_analyses", "write_unit"]
+__all__ = [
+    "DocumentGone",
+    "UnitWrite",
+    "prune_knowledge_points",
+    "purge_document",
+    "unit_analyses",
+    "withdraw_document",
+    "write_unit",
+]
 
 # Row fields used to build relationships or embeddings, not stored as node properties.
 _HEADING_LINK_FIELDS = ("parentId",)
@@ -28,14 +50,36 @@ def unit_analyses(units: Iterable[DocumentUnit]) -> dict[str, bytes]:
     return {p["id"]: paragraph_analysis(p["text"], p["kind"]) for u in units for p in u.paragraphs}
 
 
+class DocumentGone(KgsError, LookupError):
+    """The document was purged before this change could take its lock (HTTP 404)."""
+
+    http_status = 404
+
+
+class UnitWrite(msgspec.Struct, frozen=True):
+    kind: WriteKind
+    version: int  # the head version after the write
+    counters: WriteCounters
+
+
+class _Unchanged(Exception):
+    """Raised inside a write transaction to roll back its lock: nothing was to be written."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+
+
 def write_unit(
     graph: Graph,
     unit: DocumentUnit,
     vectors: Mapping[str, list[float]],
     embedding_status: str,
     analyses: Mapping[str, bytes],
-) -> WriteCounters:
-    """`analyses` holds unit_analyses() of the unit (or more)."""
+    *,
+    if_match: int | None = None,
+) -> UnitWrite:
+    """`analyses` holds unit_analyses() of the unit (or more). `if_match`: the head version the
+    caller last saw; another head raises HeadChanged and nothing is written."""
     doc_id, scope = unit.id, str(unit.document["scope"])
     headings = [_without(h, _HEADING_LINK_FIELDS) for h in unit.headings]
     heading_links = [{"id": h["id"], "parentId": h["parentId"]} for h in unit.headings]
@@ -59,11 +103,20 @@ def write_unit(
     knowledge_points = [_struct_dict(kp) for kp in unit.knowledge_points]
     relations = [_struct_dict(r) for r in unit.relations]
 
-    def work(tx: ManagedTransaction) -> WriteCounters:
+    def work(tx: ManagedTransaction) -> UnitWrite:
+        head = HeadState.of(graph.run_write(tx, "ingest/lock_document", documentId=doc_id,
+                                            scope=scope, path=unit.path).rows[0])  # fmt: skip
+        _check_if_match(doc_id, head, if_match)
+        kind, version = decide_write(
+            head, str(unit.document["contentHash"]), unit.unit_hash, embedding_status
+        )
+        if kind == "unchanged":
+            raise _Unchanged(version)
         total = WriteCounters()
         steps: list[tuple[str, dict[str, Any]]] = [
             ("ingest/upsert_document", {"document": unit.document, "unitHash": unit.unit_hash,
-                                        "embeddingStatus": embedding_status}),
+                                        "embeddingStatus": embedding_status,
+                                        "version": version}),
             ("ingest/remove_stale_document_parts", {"documentId": doc_id,
                                                     "headingIds": [h["id"] for h in headings],
                                                     "paragraphIds": [p["id"] for p in paragraphs]}),
@@ -78,19 +131,99 @@ def write_unit(
             ("ingest/create_relations", {"rows": relations, "documentId": doc_id, "scope": scope,
                                          "relationTypes": list(RELATION_TYPES)}),
         ]  # fmt: skip
+        if kind in ("added", "updated"):
+            steps.append(("ingest/record_version", {
+                "documentId": doc_id, "version": version,
+                "contentHash": unit.document["contentHash"], "source": unit.source,
+                "structure": encode_structure(_public_headings(unit), _public_paragraphs(unit)),
+                "paragraphs": len(unit.paragraphs), "headings": len(unit.headings)}))  # fmt: skip
+        if kind != "rewritten":  # a rewrite changes no content: nothing to publish
+            steps.append(("ingest/append_change", _change(
+                scope, kind, doc_id, unit.path, head.version or None, version)))  # fmt: skip
         for name, params in steps:
             total = total + graph.run_write(tx, name, **params).counters
-        return total
+        return UnitWrite(kind, version, total)
 
-    return graph.in_write_transaction(work, label=f"ingest {unit.path}")
+    try:
+        return graph.in_write_transaction(work, label=f"ingest {unit.path}")
+    except _Unchanged as unchanged:
+        return UnitWrite("unchanged", unchanged.version, WriteCounters())
 
 
-def delete_document(graph: Graph, document_id: str) -> WriteCounters:
-    return graph.write("ingest/delete_document", documentId=document_id).counters
+def withdraw_document(graph: Graph, document_id: str, *, if_match: int | None = None) -> int:
+    """Takes an active document out of answers, keeping its versions; returns its version."""
+
+    def work(tx: ManagedTransaction) -> int:
+        head, scope, path = _lock_existing(graph, tx, document_id, if_match)
+        if head.status == WITHDRAWN:
+            raise NotWithdrawable(f"document {document_id} is already withdrawn")
+        graph.run_write(tx, "ingest/withdraw_document", documentId=document_id)
+        graph.run_write(
+            tx,
+            "ingest/append_change",
+            **_change(scope, "withdrawn", document_id, path, head.version, None),
+        )
+        return head.version
+
+    return graph.in_write_transaction(work, label=f"withdraw {document_id}")
+
+
+def purge_document(graph: Graph, document_id: str, *, if_match: int | None = None) -> WriteCounters:
+    """Removes a document and all of its versions for good."""
+
+    def work(tx: ManagedTransaction) -> WriteCounters:
+        head, scope, path = _lock_existing(graph, tx, document_id, if_match)
+        counters = graph.run_write(tx, "ingest/delete_document", documentId=document_id).counters
+        graph.run_write(
+            tx,
+            "ingest/append_change",
+            **_change(scope, "purged", document_id, path, head.version, None),
+        )
+        return counters
+
+    return graph.in_write_transaction(work, label=f"purge {document_id}")
 
 
 def prune_knowledge_points(graph: Graph, scope: str) -> int:
     return int(graph.write("ingest/prune_knowledge_points", scope=scope).rows[0]["pruned"])
+
+
+def _lock_existing(
+    graph: Graph, tx: ManagedTransaction, document_id: str, if_match: int | None
+) -> tuple[HeadState, str, str]:
+    rows = graph.run_write(tx, "ingest/lock_existing_document", documentId=document_id).rows
+    if not rows:
+        raise DocumentGone(f"document {document_id} not found")
+    head = HeadState.of(rows[0])
+    _check_if_match(document_id, head, if_match)
+    return head, str(rows[0]["scope"]), str(rows[0]["path"])
+
+
+def _check_if_match(document_id: str, head: HeadState, if_match: int | None) -> None:
+    current = 0 if head.status == "new" else head.version
+    if if_match is not None and if_match != current:
+        raise HeadChanged(document_id, if_match, current)
+
+
+def _change(
+    scope: str, kind: str, document_id: str, path: str, old: int | None, new: int | None
+) -> dict[str, Any]:
+    return {"scope": scope, "kind": kind, "documentId": document_id, "path": path,
+            "oldVersion": old, "newVersion": new}  # fmt: skip
+
+
+def _public_headings(unit: DocumentUnit) -> list[dict[str, Any]]:
+    """Headings as GET /v1/documents/{id} shows them (cypher/api/document_headings.cypher)."""
+    fields = ("id", "ordinal", "level", "text", "headingPath", "startOffset", "endOffset",
+              "startLine", "endLine", "parentId")  # fmt: skip
+    return [{f: h[f] for f in fields} for h in unit.headings]
+
+
+def _public_paragraphs(unit: DocumentUnit) -> list[dict[str, Any]]:
+    """Paragraphs as GET /v1/documents/{id} shows them (cypher/api/document_paragraphs)."""
+    fields = ("id", "ordinal", "kind", "headingPath", "startOffset", "endOffset", "startLine",
+              "endLine", "text")  # fmt: skip
+    return [{f: p[f] for f in fields} for p in unit.paragraphs]
 
 
 def _without(row: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:

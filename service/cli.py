@@ -74,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser("ingest", help="ingest a Markdown knowledge base into Neo4j")
     ingest.add_argument("path", help="a knowledge base directory (each top folder a scope) or file")
     ingest.add_argument("--scope", help="put everything under PATH into this one scope")
-    ingest.add_argument("--prune", action="store_true", help="remove documents whose file is gone")
+    ingest.add_argument(
+        "--prune", action="store_true", help="withdraw documents whose file is gone"
+    )
     ingest.add_argument("--dry-run", action="store_true", help="parse and report, write nothing")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bars")
     ingest.set_defaults(run=_ingest)
@@ -112,6 +114,10 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", help="write each question's outcome here (JSON Lines)")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
     evaluate.set_defaults(run=_eval)
+
+    from ingest.history_cli import add_commands
+
+    add_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the REST API")
     serve.add_argument("--host", default="127.0.0.1")

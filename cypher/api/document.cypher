@@ -5,5 +5,5 @@ MATCH (d:Document {id: $id})
 RETURN d.id AS id, d.scope AS scope, d.path AS path, d.title AS title, d.version AS version,
        d.contentHash AS contentHash, d.updated AS updated, d.validUntil AS validUntil,
        d.supersededBy AS supersededBy, d.ingestedAt AS ingestedAt,
-       d.embeddingStatus AS embeddingStatus,
+       d.embeddingStatus AS embeddingStatus, coalesce(d.status, 'active') AS status,
        COUNT { (:Paragraph {documentId: d.id}) } AS paragraphs

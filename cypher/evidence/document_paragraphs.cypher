@@ -1,5 +1,5 @@
 // mode: read
-// returns: documentId, path, title, paragraphs
+// returns: documentId, path, title, version, paragraphs
 // Complete documents (the maximum source boundary): every paragraph of each document in
 // reading order, for small-to-big windows around spans and for neighbour evidence. One row per
 // document with its paragraphs as a list of maps (a row per paragraph cost twice the time in
@@ -16,4 +16,5 @@ WITH d, p {paragraphId: p.id, .kind, .text, .ordinal, .headingPath, .startOffset
 WHERE p.paragraphId IS NOT NULL
 WITH d, p
 ORDER BY p.ordinal
-RETURN d.id AS documentId, d.path AS path, d.title AS title, collect(p) AS paragraphs
+RETURN d.id AS documentId, d.path AS path, d.title AS title, d.version AS version,
+       collect(p) AS paragraphs

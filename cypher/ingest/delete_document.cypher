@@ -1,6 +1,6 @@
 // mode: write
-// Removes a document with its headings, paragraphs and the relations it declared; answer records
-// that cited or used it become stale.
+// Purges a document for good: its versions, headings, paragraphs and the relations it declared;
+// answer records that cited or used it become stale (they keep their own copy of the answer).
 MATCH (d:Document {id: $documentId})
 CALL (d) {
   MATCH (r:AnswerRecord)-[:CITED_DOCUMENT]->(d)
@@ -19,5 +19,9 @@ CALL (d) {
 CALL (d) {
   MATCH (h:Heading {documentId: d.id})
   DETACH DELETE h
+}
+CALL (d) {
+  MATCH (d)-[:HAS_VERSION]->(v:DocumentVersion)
+  DETACH DELETE v
 }
 DETACH DELETE d

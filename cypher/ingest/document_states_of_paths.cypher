@@ -5,4 +5,6 @@
 // :param paths => ['waterglass/waterglass.md']
 UNWIND $paths AS path
 MATCH (d:Document {scope: $scope, path: path})
-RETURN d.id AS id, d.path AS path, d.unitHash AS unitHash, d.embeddingStatus AS embeddingStatus
+RETURN d.id AS id, d.path AS path, d.unitHash AS unitHash, d.embeddingStatus AS embeddingStatus,
+       d.version AS version, coalesce(d.status, 'active') AS status,
+       EXISTS { (d)-[:HAS_VERSION]->(:DocumentVersion {version: d.version}) } AS hasVersion

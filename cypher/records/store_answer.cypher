@@ -1,10 +1,12 @@
 // mode: write
 // One answer record, linked to the paragraphs its citations quote (CITED) and those its context
 // pack used (USED), found by source offsets inside each document, and to those documents with
-// the version and content hash they had (CITED_DOCUMENT): a later change of that content marks
-// the record stale (cypher/ingest/upsert_document.cypher). A stored record is left as it is.
+// the version its citations quote and that version's content hash (CITED_DOCUMENT): retention
+// keeps that version, and a later change of the content marks the record stale
+// (cypher/ingest/upsert_document.cypher). The record is written after the answer: one whose
+// document moved on in between is stale at once. A stored record is left as it is.
 // :param record => {id: 't_0123456789abcdef', replayId: 'rcp_...', scope: 'waterglass', ...}
-// :param cited => [{documentId: 'd_...', startOffset: 10, endOffset: 80}]
+// :param cited => [{documentId: 'd_...', startOffset: 10, endOffset: 80, version: 1}]
 // :param used => [{documentId: 'd_...', startOffset: 0, endOffset: 400, role: 'direct_support'}]
 MERGE (r:AnswerRecord {id: $record.id})
 ON CREATE SET r += $record
@@ -27,10 +29,14 @@ CALL (r) {
   RETURN count(*) AS used
 }
 CALL (r) {
-  UNWIND [span IN $cited + $used | span.documentId] AS documentId
-  WITH DISTINCT documentId
+  UNWIND $cited + $used AS span
+  WITH span.documentId AS documentId, max(span.version) AS quoted
   MATCH (d:Document {id: documentId})
+  WITH d, coalesce(quoted, d.version) AS version
+  OPTIONAL MATCH (d)-[:HAS_VERSION]->(v:DocumentVersion {version: version})
   MERGE (r)-[c:CITED_DOCUMENT]->(d)
-  ON CREATE SET c.contentHash = d.contentHash, c.version = d.version
+  ON CREATE SET c.version = version, c.contentHash = coalesce(v.contentHash, d.contentHash)
+  WITH r, d, version WHERE version <> d.version AND r.staleAt IS NULL
+  SET r.staleAt = toString(datetime()), r.staleReason = 'document changed'
 }
 RETURN cited, used

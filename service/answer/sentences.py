@@ -86,6 +86,7 @@ class EvidenceSentence(msgspec.Struct, frozen=True, kw_only=True):
     fragment_id: str
     role: str
     document_id: str
+    document_version: int | None  # the head version the quote was read from
     path: str
     heading_path: tuple[str, ...]
     knowledge_point_id: str | None
@@ -161,6 +162,7 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
                 fragment_id=fragment.id,
                 role=fragment.role,
                 document_id=fragment.document_id,
+                document_version=row.get("documentVersion"),
                 path=fragment.path,
                 heading_path=tuple(row["headingPath"] or ()),
                 knowledge_point_id=fragment.knowledge_point_id,

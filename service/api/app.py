@@ -19,6 +19,8 @@ from service.api.auth import (
     provide_grant,
 )
 from service.api.browser_guide import browser_guide
+from service.api.changes import ChangeController
+from service.api.document_versions import DocumentVersionController
 from service.api.documents import DocumentController
 from service.api.errors import problem_config, unexpected_error_handler
 from service.api.evidence_inspector import inspector_routes
@@ -45,7 +47,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         path="/v1",
         route_handlers=[
             QueryController, StreamController, DocumentController, KnowledgePointController,
-            TraceController, AnswerController,
+            TraceController, AnswerController, DocumentVersionController, ChangeController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too

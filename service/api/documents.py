@@ -1,16 +1,21 @@
-"""Documents: list (cursor pages), read (structure with offsets), upload Markdown, delete.
+"""Documents: list (cursor pages), read (structure with offsets), upload Markdown, purge.
 
 An upload runs the CLI's own ingestion (`ingest.pipeline.ingest`) on the uploaded file placed at
 its path inside the scope, so parsing, identifiers, skip-if-unchanged and the end-of-scope steps
 are the same; re-uploading unchanged content changes nothing and answers `unchanged`.
+
+Every response about one document carries its head version as an ETag; an upload or a purge
+with If-Match succeeds only while the head is still that version (docs/versions.md). History,
+withdraw and restore live in document_versions.py.
 """
 
 from __future__ import annotations
 
 import re
-import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -21,9 +26,10 @@ from litestar.enums import RequestEncodingType
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, Parameter
 
-from ingest.pipeline import IngestOptions, IngestReport, ingest
+from ingest.lifecycle import purge
+from ingest.pipeline import IngestReport, ingest_file_text
 from ingest.units import document_id
-from ingest.writer import delete_document, prune_knowledge_points
+from ingest.versions import ACTIVE, WITHDRAWN, HeadChanged, decode_structure, parse_if_match
 from service.api.auth import Grant, requires_write
 from service.api.cursors import decode_cursor, encode_cursor
 from service.api.errors import bad_request, not_found, problem, v1_problems
@@ -31,7 +37,15 @@ from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.db.graph import Graph
 
-__all__ = ["DocumentController"]
+__all__ = [
+    "DocumentController",
+    "etag",
+    "head_changed",
+    "ingest_text",
+    "readable_document",
+    "stored_version",
+    "upload_result",
+]
 
 MARKDOWN_SUFFIX = ".md"  # what ingestion reads (discover: *.md)
 MAX_PATH_CHARS = 255
@@ -49,10 +63,11 @@ class DocumentSummary(msgspec.Struct, kw_only=True, rename="camel"):
     scope: str
     path: str  # relative to the knowledge base root: "<scope>/<path in scope>"
     title: str | None = None
-    version: int | None = None
+    version: int | None = None  # the head version (the ETag); or the version asked for
     content_hash: str | None = None
     updated: str | None = None
     ingested_at: str | None = None
+    status: Literal["active", "withdrawn"] = "active"  # withdrawn: in no answer, restorable
 
 
 class DocumentPage(msgspec.Struct, kw_only=True, rename="camel"):
@@ -86,6 +101,8 @@ class Paragraph(msgspec.Struct, kw_only=True, rename="camel"):
 
 
 class Document(DocumentSummary, kw_only=True, rename="camel"):
+    head_version: int | None = None  # differs from version when an older one was asked for
+    created_at: str | None = None  # when this version was made
     valid_until: str | None = None
     superseded_by: str | None = None
     embedding_status: str | None = None
@@ -103,7 +120,8 @@ class UploadResult(msgspec.Struct, kw_only=True, rename="camel"):
     document_id: str
     scope: str
     path: str
-    status: Literal["added", "updated", "unchanged"]
+    status: Literal["added", "updated", "unchanged", "restored"]
+    version: int  # the head version after the upload (also the ETag)
     paragraphs: int
     warnings: list[UploadProblem]
 
@@ -128,40 +146,58 @@ class DocumentController(Controller):
         resources: AppResources,
         grant: Grant,
         scope_name: Annotated[str | None, Parameter(query="scope", pattern=SCOPE_PATTERN)] = None,
+        status: Literal["active", "withdrawn", "all"] = "active",
         cursor: Annotated[str | None, Parameter(max_length=200)] = None,
         limit: Annotated[int, Parameter(ge=1)] = 50,
     ) -> DocumentPage:
-        """Documents of the readable scopes (or of one), ordered by id, one page at a time."""
+        """Documents of the readable scopes (or of one), ordered by id, one page at a time;
+        active ones unless `status` asks for withdrawn ones or all."""
         scopes = [readable_scope(grant, scope_name)] if scope_name is not None else grant.readable()
         limit = min(limit, resources.settings.api.max_page_size)
         after = decode_cursor(cursor, _DOCUMENT_ID) if cursor else ""
+        statuses = [ACTIVE, WITHDRAWN] if status == "all" else [status]
         rows = resources.request_graph().read(
-            "api/documents_page", scopes=scopes, after=after, limit=limit + 1
+            "api/documents_page", scopes=scopes, after=after, statuses=statuses, limit=limit + 1
         )
         items = [msgspec.convert(row, DocumentSummary) for row in rows[:limit]]
         more = len(rows) > limit
         return DocumentPage(items=items, next_cursor=encode_cursor(items[-1].id) if more else None)
 
     @get("/{document_id:str}", sync_to_thread=True, responses=v1_problems(404))
-    def get_document(self, resources: AppResources, grant: Grant, document_id: str) -> Document:
-        """A document's structure: headings and paragraphs with exact offsets and lines."""
+    def get_document(
+        self,
+        resources: AppResources,
+        grant: Grant,
+        document_id: str,
+        version: Annotated[int | None, Parameter(ge=1)] = None,
+    ) -> Response[Document]:
+        """A document's structure: headings and paragraphs with exact offsets and lines; of
+        its head, or of an earlier version exactly as it was (`version`)."""
         graph = resources.request_graph()
-        meta = _readable_document(graph, grant, document_id)
-        return msgspec.convert(
-            {
-                **meta,
+        meta = readable_document(graph, grant, document_id)
+        head = int(meta["version"] or 0)
+        if version is None or (version == head and meta["status"] == ACTIVE):
+            parts: dict[str, Any] = {
                 "headings": graph.read("api/document_headings", id=document_id),
                 "paragraphs": graph.read("api/document_paragraphs", id=document_id),
-            },
-            Document,
-        )
+            }
+        else:
+            stored = stored_version(graph, document_id, version)
+            parts = {
+                **decode_structure(stored["structure"]),
+                "version": version,
+                "contentHash": stored["contentHash"],
+                "createdAt": stored["createdAt"],
+            }
+        document = msgspec.convert({**meta, "headVersion": head, **parts}, Document)
+        return Response(document, headers={"ETag": etag(head)})
 
     @post(
         guards=[requires_write],
         status_code=201,
         responses={
-            200: ResponseSpec(UploadResult, description="updated, or unchanged (a no-op)"),
-            **v1_problems(403, 404, 413, 415, 422),
+            200: ResponseSpec(UploadResult, description="updated, restored, or unchanged"),
+            **v1_problems(403, 404, 412, 413, 415, 422),
         },
     )
     async def upload(
@@ -169,8 +205,11 @@ class DocumentController(Controller):
         resources: AppResources,
         grant: Grant,
         data: Annotated[UploadForm, Body(media_type=RequestEncodingType.MULTI_PART)],
+        if_match: Annotated[str | None, Parameter(header="If-Match", max_length=64)] = None,
     ) -> Response[UploadResult]:
-        """Ingest one Markdown document into a scope (201 added, 200 updated or unchanged)."""
+        """Ingest one Markdown document into a scope (201 added, 200 updated, restored or
+        unchanged). With If-Match, only while the head is still that version (412 otherwise);
+        without it, the upload becomes the next version whatever the head is."""
         scope = readable_scope(grant, data.scope)
         name = data.path if data.path is not None else (data.file.filename or "")
         content_type = (data.file.content_type or "").split(";")[0].strip().lower()
@@ -184,75 +223,97 @@ class DocumentController(Controller):
         if len(raw) > limit:
             raise problem(413, f"the document is larger than {limit} bytes")
         _check_text(raw)
-        graph = resources.request_graph()
-        async with resources.scope_lock(scope):
-            report = await anyio.to_thread.run_sync(
-                _ingest_one, resources, graph, scope, relative, raw
-            )
-        path = f"{scope}/{relative}"
-        errors = [p for p in report.problems if p.severity == "error"]
-        if errors:
-            raise problem(422, "the document could not be ingested",
-                          errors=[msgspec.to_builtins(p) for p in errors])  # fmt: skip
-        status: Literal["added", "updated", "unchanged"] = (
-            "added" if path in report.added else "updated" if path in report.updated
-            else "unchanged"
-        )  # fmt: skip
-        doc_id = document_id(scope, path)
-        count = graph.read("api/document", id=doc_id)
-        result = UploadResult(
-            document_id=doc_id, scope=scope, path=path, status=status,
-            paragraphs=int(count[0]["paragraphs"]) if count else 0,
-            warnings=[UploadProblem(line=p.line, severity=p.severity, message=p.message)
-                      for p in report.problems],
-        )  # fmt: skip
+        result = await ingest_text(resources, scope, relative, raw, parse_if_match(if_match))
         return Response(
             result,
-            status_code=201 if status == "added" else 200,
-            headers={"Location": f"/v1/documents/{doc_id}"},
-        )
+            status_code=201 if result.status == "added" else 200,
+            headers={"Location": f"/v1/documents/{result.document_id}",
+                     "ETag": etag(result.version)},
+        )  # fmt: skip
 
     @delete(
-        "/{document_id:str}", guards=[requires_write], responses=v1_problems(403, 404),
+        "/{document_id:str}", guards=[requires_write], responses=v1_problems(403, 404, 412),
     )  # fmt: skip
     async def delete_document(
-        self, resources: AppResources, grant: Grant, document_id: str
+        self,
+        resources: AppResources,
+        grant: Grant,
+        document_id: str,
+        if_match: Annotated[str | None, Parameter(header="If-Match", max_length=64)] = None,
     ) -> None:
-        """Remove a document, its headings, paragraphs and the relations it declared."""
+        """Purge a document for good: every version, its headings, paragraphs and the relations
+        it declared (POST .../withdraw keeps it restorable)."""
         graph = resources.request_graph()
-        meta = await anyio.to_thread.run_sync(_readable_document, graph, grant, document_id)
+        meta = await anyio.to_thread.run_sync(readable_document, graph, grant, document_id)
         scope = str(meta["scope"])
+        expected = parse_if_match(if_match)
         async with resources.scope_lock(scope):
-            await anyio.to_thread.run_sync(_delete_one, graph, scope, document_id)
+            with head_changed():
+                await anyio.to_thread.run_sync(partial(purge, graph, document_id,
+                                                       if_match=expected))  # fmt: skip
 
 
-def _readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any]:
+async def ingest_text(
+    resources: AppResources, scope: str, relative: str, raw: bytes, if_match: int | None
+) -> UploadResult:
+    """Ingest one document's text at its path in the scope, as an upload does."""
+    graph = resources.request_graph()
+    async with resources.scope_lock(scope):
+        with head_changed():
+            report = await anyio.to_thread.run_sync(
+                partial(ingest_file_text, graph, resources.embedder, scope, relative, raw,
+                        resources.settings.ingest, if_match=if_match)
+            )  # fmt: skip
+    return upload_result(graph, scope, f"{scope}/{relative}", report)
+
+
+def upload_result(graph: Graph, scope: str, path: str, report: IngestReport) -> UploadResult:
+    """What an ingestion of one document did to it, or a 422 naming its errors."""
+    errors = [p for p in report.problems if p.severity == "error"]
+    if errors:
+        raise problem(422, "the document could not be ingested",
+                      errors=[msgspec.to_builtins(p) for p in errors])  # fmt: skip
+    status: Literal["added", "updated", "unchanged", "restored"] = (
+        "added" if path in report.added else "updated" if path in report.updated
+        else "restored" if path in report.restored else "unchanged"
+    )  # fmt: skip
+    doc_id = document_id(scope, path)
+    count = graph.read("api/document", id=doc_id)
+    return UploadResult(
+        document_id=doc_id, scope=scope, path=path, status=status,
+        version=report.versions.get(path, 0),
+        paragraphs=int(count[0]["paragraphs"]) if count else 0,
+        warnings=[UploadProblem(line=p.line, severity=p.severity, message=p.message)
+                  for p in report.problems],
+    )  # fmt: skip
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+@contextmanager
+def head_changed() -> Iterator[None]:
+    """HeadChanged as a 412 problem that names the current version (and gives it as ETag)."""
+    try:
+        yield
+    except HeadChanged as error:
+        raise problem(412, str(error), headers={"ETag": etag(error.current)},
+                      currentVersion=error.current) from None  # fmt: skip
+
+
+def readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any]:
     rows = graph.read("api/document", id=doc_id)
     if not rows or not grant.can_read(str(rows[0]["scope"])):
         raise not_found("document")  # the same answer whether it exists elsewhere or not
     return rows[0]
 
 
-def _ingest_one(
-    resources: AppResources, graph: Graph, scope: str, relative: str, raw: bytes
-) -> IngestReport:
-    """The CLI's ingestion over a folder holding just this file at its path in the scope
-    (the caller holds the scope's lock)."""
-    with tempfile.TemporaryDirectory(prefix="kgs-upload-") as folder:
-        target = Path(folder, relative)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(raw)  # bytes as sent: offsets index exactly this text
-        return ingest(
-            graph, resources.embedder, Path(folder), IngestOptions(scope=scope),
-            resources.settings.ingest,
-        )  # fmt: skip
-
-
-def _delete_one(graph: Graph, scope: str, doc_id: str) -> None:
-    """The caller holds the scope's lock."""
-    delete_document(graph, doc_id)
-    prune_knowledge_points(graph, scope)
-    graph.write("ingest/refresh_degrees", scope=scope)
+def stored_version(graph: Graph, doc_id: str, version: int) -> dict[str, Any]:
+    rows = graph.read("api/document_version", id=doc_id, version=version)
+    if not rows:
+        raise not_found(f"version {version} of the document")  # never made, or released
+    return rows[0]
 
 
 def _checked_path(name: str) -> str:

@@ -57,6 +57,9 @@ class QueryRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 class Citation(msgspec.Struct, kw_only=True, rename="camel"):
     scope: str  # the cited document's scope (the one the answer came from)
     document_id: str
+    # The version quoted: GET /v1/documents/{documentId}?version= shows it until retention
+    # releases it (docs/versions.md).
+    document_version: int | None = None
     path: str  # relative to the knowledge base root
     heading_path: list[str]
     start_offset: int

@@ -335,7 +335,7 @@ def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, A
         return []
     return [
         {"documentId": document["documentId"], "path": document["path"],
-         "title": document["title"], **paragraph}
+         "title": document["title"], "documentVersion": document["version"], **paragraph}
         for document in graph.read("evidence/document_paragraphs", documentIds=document_ids)
         for paragraph in document["paragraphs"]
     ]  # fmt: skip

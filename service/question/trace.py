@@ -65,6 +65,7 @@ def citation(evidence: EvidenceSentence, scope: str) -> dict[str, Any]:
         "fragmentId": evidence.fragment_id,
         "role": evidence.role,
         "documentId": evidence.document_id,
+        "documentVersion": evidence.document_version,
         "path": evidence.path,
         "headingPath": list(evidence.heading_path),
         "startOffset": evidence.start,

@@ -21,6 +21,7 @@ class Span(msgspec.Struct, frozen=True, rename="camel"):
     start_offset: int
     end_offset: int
     role: str = "citation"
+    version: int | None = None  # the document version a citation quotes
 
 
 class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,7 +85,12 @@ def build_record(
         evidence_status=dict(response.get("evidenceStatus") or {}),
         response=blob,
         cited=tuple(
-            Span(c["documentId"], int(c["startOffset"]), int(c["endOffset"]))
+            Span(
+                c["documentId"],
+                int(c["startOffset"]),
+                int(c["endOffset"]),
+                version=c.get("documentVersion"),
+            )
             for c in response.get("citations") or ()
         ),
         used=tuple(

@@ -34,6 +34,7 @@ from service.settings.evidence import (
 from service.settings.ingestion import IngestSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
 from service.settings.records import RecordSettings
+from service.settings.versions import VersionSettings
 
 __all__ = [
     "AnswerSettings",
@@ -51,6 +52,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "TextCacheSettings",
+    "VersionSettings",
     "project_root",
 ]
 
@@ -69,6 +71,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     conflicts: ConflictSettings = msgspec.field(default_factory=ConflictSettings)
     text_cache: TextCacheSettings = msgspec.field(default_factory=TextCacheSettings)
     records: RecordSettings = msgspec.field(default_factory=RecordSettings)
+    versions: VersionSettings = msgspec.field(default_factory=VersionSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -89,4 +92,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             conflicts=read_section(ConflictSettings, env, "KGS_CONFLICT_"),
             text_cache=read_section(TextCacheSettings, env, "KGS_"),
             records=read_section(RecordSettings, env, "KGS_RECORDS_"),
+            versions=read_section(VersionSettings, env, "KGS_VERSIONS_"),
         )  # fmt: skip

@@ -1,0 +1,13 @@
+// mode: read
+// returns: seq, kind, documentId, path, oldVersion, newVersion, at
+// A scope's publication events after a cursor, oldest first (GET /v1/changes): a range seek on
+// the change_event_unique constraint's index.
+// :param scope => 'waterglass'
+// :param after => 0
+// :param limit => 100
+MATCH (e:ChangeEvent)
+WHERE e.scope = $scope AND e.seq > $after
+RETURN e.seq AS seq, e.kind AS kind, e.documentId AS documentId, e.path AS path,
+       e.oldVersion AS oldVersion, e.newVersion AS newVersion, e.at AS at
+ORDER BY e.seq
+LIMIT $limit

@@ -1,0 +1,13 @@
+// mode: write
+// A new immutable version: the exact source and the structure it was read into (headings and
+// paragraphs as the API returns them, zlib-compressed JSON, ingest/versions.py). No index the
+// answer path uses covers DocumentVersion.
+// :param documentId => 'd_...'
+// :param version => 2
+MATCH (d:Document {id: $documentId})
+CREATE (d)-[:HAS_VERSION]->(:DocumentVersion {
+  documentId: d.id, scope: d.scope, path: d.path, version: $version,
+  contentHash: $contentHash, source: $source, structure: $structure,
+  paragraphs: $paragraphs, headings: $headings,
+  createdAt: toString(datetime()), createdAtMs: timestamp()
+})

@@ -1,0 +1,118 @@
+"""The publication change feed of a scope (docs/versions.md).
+
+Every change of what a scope publishes is one event, numbered 1, 2, 3, ... per scope in commit
+order: added, updated (old and new version), restored, withdrawn, purged. A client keeps the last
+number it has seen and asks for what came after it; replaying from 0 rebuilds exactly the current
+documents and their head versions.
+
+    GET /v1/changes?scope=&after=&limit=   {items, last}: pass `last` as the next `after`
+    GET /v1/changes/stream?scope=&after=   server-sent events `change` (id: the number), which
+                                           follow new events; Last-Event-ID resumes a stream
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+import anyio
+import msgspec
+from litestar import Controller, get
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from service.api.auth import Grant
+from service.api.errors import v1_problems
+from service.api.scopes import SCOPE_PATTERN, readable_scope
+from service.api.state import AppResources
+
+__all__ = ["ChangeController", "ChangeEvent", "ChangePage"]
+
+ChangeKind = Literal["added", "updated", "restored", "withdrawn", "purged"]
+_SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN)
+_AFTER = Parameter(ge=0, description="the last event number already seen (0: from the start)")
+
+
+class ChangeEvent(msgspec.Struct, kw_only=True, rename="camel"):
+    seq: int
+    kind: ChangeKind
+    document_id: str
+    path: str
+    old_version: int | None  # the head before (null when added)
+    new_version: int | None  # the head after (null when withdrawn or purged)
+    at: str
+
+
+class ChangePage(msgspec.Struct, kw_only=True, rename="camel"):
+    scope: str
+    items: list[ChangeEvent]
+    last: int  # the next request's `after`: the last event's number, or `after` when none
+
+
+class ChangeController(Controller):
+    path = "/changes"
+    tags = ["changes"]  # noqa: RUF012
+
+    @get(sync_to_thread=True, responses=v1_problems(404))
+    def changes(
+        self,
+        resources: AppResources,
+        grant: Grant,
+        scope_name: Annotated[str, _SCOPE],
+        after: Annotated[int, _AFTER] = 0,
+        limit: Annotated[int, Parameter(ge=1)] = 100,
+    ) -> ChangePage:
+        """A scope's publication events after `after`, oldest first."""
+        scope = readable_scope(grant, scope_name)
+        limit = min(limit, resources.settings.versions.max_feed_page)
+        items = _events(resources, scope, after, limit)
+        return ChangePage(scope=scope, items=items, last=items[-1].seq if items else after)
+
+    @get("/stream", media_type="text/event-stream", responses=v1_problems(404))
+    async def stream(
+        self,
+        resources: AppResources,
+        grant: Grant,
+        scope_name: Annotated[str, _SCOPE],
+        after: Annotated[int, _AFTER] = 0,
+        last_event_id: Annotated[
+            int | None, Parameter(header="Last-Event-ID", ge=0, required=False)
+        ] = None,
+    ) -> ServerSentEvent:
+        """The same events as a stream that follows new ones as they are committed."""
+        scope = readable_scope(grant, scope_name)
+        start = last_event_id if last_event_id is not None else after
+        return ServerSentEvent(_follow(resources, scope, start))
+
+
+async def _follow(
+    resources: AppResources, scope: str, after: int
+) -> AsyncIterator[ServerSentEventMessage]:
+    settings = resources.settings.versions
+    started = quiet_since = time.monotonic()
+    while time.monotonic() - started < settings.max_stream_s:
+        items = await anyio.to_thread.run_sync(
+            _events, resources, scope, after, settings.max_feed_page
+        )
+        for item in items:
+            yield ServerSentEventMessage(
+                event="change", id=str(item.seq), data=msgspec.json.encode(item).decode()
+            )
+            after = item.seq
+        now = time.monotonic()
+        if items:
+            quiet_since = now
+        elif now - quiet_since >= settings.feed_heartbeat_s:
+            yield ServerSentEventMessage(comment="heartbeat")
+            quiet_since = now
+        if len(items) < settings.max_feed_page:
+            await asyncio.sleep(settings.feed_poll_s)
+
+
+def _events(resources: AppResources, scope: str, after: int, limit: int) -> list[ChangeEvent]:
+    rows: list[dict[str, Any]] = resources.request_graph().read(
+        "api/changes_page", scope=scope, after=after, limit=limit
+    )
+    return [msgspec.convert(row, ChangeEvent) for row in rows]

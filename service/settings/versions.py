@@ -1,0 +1,25 @@
+"""Document history and the change feed (KGS_VERSIONS_*)."""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["VersionSettings"]
+
+
+class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Retention of document versions (`kgs retention apply`) and the change feed's limits.
+
+    Retention releases a version only when it is beyond the newest `keep_last` of its document,
+    older than `keep_age_s`, not the head, and cited by no answer record that is kept."""
+
+    keep_last: int = 10  # versions of each document always kept, the newest
+    keep_age_s: float = 30 * 86_400.0  # versions younger than this are always kept
+    retention_batch: int = 1_000  # versions released per transaction
+    max_feed_page: int = 1_000  # events per page of GET /v1/changes
+    # The event stream (GET /v1/changes/stream) looks for new events this often, sends a comment
+    # line when it has sent nothing for heartbeat_s, and ends after max_stream_s (the client
+    # reconnects with Last-Event-ID and misses nothing).
+    feed_poll_s: float = 1.0
+    feed_heartbeat_s: float = 15.0
+    max_stream_s: float = 3_600.0
