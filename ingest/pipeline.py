@@ -294,6 +294,7 @@ def _report_write(report: IngestReport, path: str, kind: str) -> None:
     """What the write transaction decided, which can differ from the earlier read (a
     concurrent writer committed the same content first)."""
     lists = {"added": report.added, "updated": report.updated, "rewritten": report.updated,
+             "adopted": report.unchanged,
              "restored": report.restored, "unchanged": report.unchanged}  # fmt: skip
     lists[kind].append(path)
 

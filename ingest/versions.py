@@ -8,6 +8,8 @@ write lock (cypher/ingest/lock_document.cypher), what it does to the head:
 
 - a new content hash makes a new version (head + 1);
 - the same content on a withdrawn document restores it (same version);
+- the same content on a document written before versions existed adopts its head as a version
+  (same number; the feed announces it as added, so replaying the feed still rebuilds the state);
 - the same content with another unit hash (relations resolved differently, a new analysis
   version) rewrites the projection in place: a version is its source, not its derivations;
 - otherwise nothing is written.
@@ -39,7 +41,7 @@ __all__ = [
 ACTIVE = "active"
 WITHDRAWN = "withdrawn"
 NEW = "new"  # a document node created by this very transaction (no head yet)
-WriteKind = Literal["added", "updated", "restored", "rewritten", "unchanged"]
+WriteKind = Literal["added", "updated", "restored", "adopted", "rewritten", "unchanged"]
 _STRUCTURE_LEVEL = 6  # zlib level: structure is written once per version and read rarely
 
 
@@ -85,8 +87,10 @@ def decide_write(
     """What an upload of this content does to the head, and the head's version after it."""
     if head.version == 0 or head.status == NEW:
         return "added", 1
-    if head.content_hash != content_hash or not head.has_version_node:
+    if head.content_hash != content_hash:
         return "updated", head.version + 1
+    if not head.has_version_node:
+        return "adopted", head.version
     if head.status == WITHDRAWN:
         return "restored", head.version
     if head.unit_hash != unit_hash or head.embedding_status != embedding_status:

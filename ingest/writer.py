@@ -112,7 +112,6 @@ def write_unit(
         )
         if kind == "unchanged":
             raise _Unchanged(version)
-        total = WriteCounters()
         steps: list[tuple[str, dict[str, Any]]] = [
             ("ingest/upsert_document", {"document": unit.document, "unitHash": unit.unit_hash,
                                         "embeddingStatus": embedding_status,
@@ -131,18 +130,18 @@ def write_unit(
             ("ingest/create_relations", {"rows": relations, "documentId": doc_id, "scope": scope,
                                          "relationTypes": list(RELATION_TYPES)}),
         ]  # fmt: skip
-        if kind in ("added", "updated"):
-            steps.append(("ingest/record_version", {
-                "documentId": doc_id, "version": version,
-                "contentHash": unit.document["contentHash"], "source": unit.source,
-                "structure": encode_structure(_public_headings(unit), _public_paragraphs(unit)),
-                "paragraphs": len(unit.paragraphs), "headings": len(unit.headings)}))  # fmt: skip
+        if kind == "adopted" and (head.unit_hash, head.embedding_status) == (
+            unit.unit_hash, embedding_status
+        ):  # fmt: skip
+            steps = []  # the projection is this content already: only record and announce it
+        if kind in ("added", "updated", "adopted"):
+            steps.append(_version_step(unit, version))
         if kind != "rewritten":  # a rewrite changes no content: nothing to publish
-            steps.append(("ingest/append_change", _change(
-                scope, kind, doc_id, unit.path, head.version or None, version)))  # fmt: skip
-        for name, params in steps:
-            total = total + graph.run_write(tx, name, **params).counters
-        return UnitWrite(kind, version, total)
+            announced = "added" if kind == "adopted" else kind  # first time in the feed
+            old = None if kind == "adopted" else head.version or None
+            steps.append(("ingest/append_change",
+                          _change(scope, announced, doc_id, unit.path, old, version)))  # fmt: skip
+        return UnitWrite(kind, version, _run(graph, tx, steps))
 
     try:
         return graph.in_write_transaction(work, label=f"ingest {unit.path}")
@@ -186,6 +185,23 @@ def purge_document(graph: Graph, document_id: str, *, if_match: int | None = Non
 
 def prune_knowledge_points(graph: Graph, scope: str) -> int:
     return int(graph.write("ingest/prune_knowledge_points", scope=scope).rows[0]["pruned"])
+
+
+def _version_step(unit: DocumentUnit, version: int) -> tuple[str, dict[str, Any]]:
+    return ("ingest/record_version", {
+        "documentId": unit.id, "version": version,
+        "contentHash": unit.document["contentHash"], "source": unit.source,
+        "structure": encode_structure(_public_headings(unit), _public_paragraphs(unit)),
+        "paragraphs": len(unit.paragraphs), "headings": len(unit.headings)})  # fmt: skip
+
+
+def _run(
+    graph: Graph, tx: ManagedTransaction, steps: list[tuple[str, dict[str, Any]]]
+) -> WriteCounters:
+    total = WriteCounters()
+    for name, params in steps:
+        total = total + graph.run_write(tx, name, **params).counters
+    return total
 
 
 def _lock_existing(

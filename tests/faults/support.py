@@ -35,7 +35,9 @@ def private_server(
 
 def scope_state(graph: Graph, scope: str) -> dict[str, Any]:
     """Everything of a scope a half-written or hostile request could change."""
-    documents = graph.read("api/documents_page", scopes=[scope], after="", limit=100)
+    documents = graph.read(
+        "api/documents_page", scopes=[scope], after="", limit=100, statuses=["active", "withdrawn"]
+    )
     return {
         "counts": graph.read("explore/scope_overview", scope=scope),
         "relations": graph.read("explore/scope_relations", scope=scope),

@@ -62,7 +62,13 @@ def _snapshot(graph: Graph, scope: str) -> dict[str, Any]:
     return {
         "counts": graph.read("explore/scope_overview", scope=scope),
         "relations": graph.read("explore/scope_relations", scope=scope),
-        "documents": graph.read("api/documents_page", scopes=[scope], after="", limit=100),
+        "documents": graph.read(
+            "api/documents_page",
+            scopes=[scope],
+            after="",
+            limit=100,
+            statuses=["active", "withdrawn"],
+        ),
     }
 
 
@@ -115,7 +121,13 @@ def test_cypher_injection_payloads_are_stored_literally(
     relations = graph.read("explore/scope_relations", scope=scope)
     for number, payload in enumerate(PAYLOADS):
         path = f"{scope}/hostile-{number}.md"
-        document = graph.read("api/documents_page", scopes=[scope], after="", limit=100)
+        document = graph.read(
+            "api/documents_page",
+            scopes=[scope],
+            after="",
+            limit=100,
+            statuses=["active", "withdrawn"],
+        )
         assert f"Title {payload}" in {d["title"] for d in document if d["path"] == path}
         texts = [p["text"] for p in graph.read("explore/document_paragraphs", path=path)]
         assert any(f"holds {payload} literally" in text for text in texts)

@@ -112,7 +112,13 @@ def _wait_for_documents(graph: Graph, process: subprocess.Popen[str], at_least: 
 def _snapshot(graph: Graph) -> dict[str, Any]:
     documents = sorted(
         (d["id"], d["path"], d["title"], d["version"], d["contentHash"])
-        for d in graph.read("api/documents_page", scopes=[SCOPE], after="", limit=DOCUMENTS + 10)
+        for d in graph.read(
+            "api/documents_page",
+            scopes=[SCOPE],
+            after="",
+            limit=DOCUMENTS + 10,
+            statuses=["active", "withdrawn"],
+        )
     )
     fields = ("id", "ordinal", "kind", "startOffset", "endOffset", "startLine", "endLine", "text")
     paragraphs = {
