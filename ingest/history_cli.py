@@ -8,9 +8,12 @@ import argparse
 import json
 
 from ingest.embeddings import SentenceTransformerEmbedder
-from ingest.lifecycle import document_head, purge, restore, withdraw
+from ingest.lifecycle import purge, restore, withdraw
 from ingest.retention import apply_retention
+from ingest.writer import DocumentGone
 from service.db import graph_session
+from service.db.object_model import bind_object_model
+from service.graph_model import ChangeEvent, Document, DocumentVersion
 from service.settings import Settings
 
 __all__ = ["add_commands"]
@@ -47,13 +50,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _versions(args: argparse.Namespace, settings: Settings) -> int:
+    """An administrative read through the object model (service/graph_model.py)."""
     with graph_session(settings, ensure_schema=False) as graph:
-        head = document_head(graph, args.id)
-        print(f"{head['path']}: {head['status']}, head version {head['version']}")
-        for row in graph.read("api/document_versions", id=args.id):
-            mark = "*" if row["head"] else " "
-            print(f"{mark} v{row['version']}  {row['createdAt']}  {row['paragraphs']} paragraphs"
-                  f"  cited by {row['citedBy']} answers  {row['contentHash'][:12]}")  # fmt: skip
+        bind_object_model(graph)
+        document = Document.nodes.get_or_none(uid=args.id)
+        if document is None:
+            raise DocumentGone(f"document {args.id} not found")
+        print(f"{document.path}: {document.status or 'active'}, head version {document.version}")
+        for version in DocumentVersion.nodes.filter(document_id=args.id).order_by("-version"):
+            mark = "*" if version.version == document.version else " "
+            print(f"{mark} v{version.version}  {version.created_at}  "
+                  f"{version.paragraphs} paragraphs  {version.content_hash[:12]}")  # fmt: skip
     return 0
 
 
@@ -84,11 +91,16 @@ def _purge(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _changes(args: argparse.Namespace, settings: Settings) -> int:
+    """An administrative read through the object model (service/graph_model.py)."""
+    limit = min(args.limit, settings.versions.max_feed_page)
     with graph_session(settings, ensure_schema=False) as graph:
-        rows = graph.read("api/changes_page", scope=args.scope, after=args.after,
-                          limit=min(args.limit, settings.versions.max_feed_page))  # fmt: skip
-    for row in rows:
-        print(json.dumps(row, ensure_ascii=False))
+        bind_object_model(graph)
+        events = ChangeEvent.nodes.filter(scope=args.scope, seq__gt=args.after).order_by("seq")
+        for event in events[:limit]:
+            row = {"seq": event.seq, "kind": event.kind, "documentId": event.document_id,
+                   "path": event.path, "oldVersion": event.old_version,
+                   "newVersion": event.new_version, "at": event.at}  # fmt: skip
+            print(json.dumps(row, ensure_ascii=False))
     return 0
 
 

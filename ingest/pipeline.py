@@ -276,7 +276,7 @@ def _ingest_scope(
                 _report_write(report, unit.path, written.kind)
                 report.versions[unit.path] = written.version
                 report.writes = report.writes + written.counters
-                if written.kind != "unchanged":
+                if written.kind not in ("unchanged", "adopted"):
                     report.paragraphs_written += len(unit.paragraphs)
                 progress.paragraphs(len(unit.paragraphs))
     for path in gone:

@@ -1,8 +1,11 @@
 """The graph model of docs/architecture.md declared with neomodel.
 
-Used for simple reads and writes (the API's document endpoints, tests that inspect the graph).
-Bulk ingestion and the evidence pipeline use the named statements in cypher/ instead: they need
-batching, one-transaction document replacement and traceable query text.
+Used for simple reads and administrative reads: the lifecycle entities (document versions, the
+change feed, its counters) as the `kgs document versions` and `kgs changes` commands read them,
+and tests that inspect the graph. Bulk ingestion, the writes of a version and the evidence
+pipeline use the named statements in cypher/ instead: they need batching, one-transaction
+document replacement, locks and traceable query text. Constraints are created from
+cypher/schema/; tests/integration/test_graph_model.py checks each declared one exists.
 
 Neo4j property names are camelCase (docs/architecture.md); Python attributes are snake_case with
 `db_property` mapping. The `id` property is `uid` here because neomodel reserves `id`.
@@ -22,7 +25,10 @@ from neomodel import (
 
 __all__ = [
     "RELATION_TYPES",
+    "ChangeCounter",
+    "ChangeEvent",
     "Document",
+    "DocumentVersion",
     "Heading",
     "KnowledgePoint",
     "Paragraph",
@@ -102,8 +108,52 @@ class Document(StructuredNode):
     superseded_by = StringProperty(db_property="supersededBy")
     ingested_at = StringProperty(db_property="ingestedAt")
     embedding_status = StringProperty(db_property="embeddingStatus")
+    status = StringProperty(choices={"active": "in answers", "withdrawn": "restorable"})
 
     headings = RelationshipTo("Heading", "HAS_HEADING")
+    versions = RelationshipTo("DocumentVersion", "HAS_VERSION")
+
+
+class DocumentVersion(StructuredNode):
+    """One immutable version of a document (docs/versions.md). Unique on (documentId, version):
+    a composite constraint, which neomodel cannot declare (cypher/schema/document_version_unique).
+    Its `structure` (compressed bytes) is read by ingest/versions.py, not here."""
+
+    document_id = StringProperty(db_property="documentId", required=True)
+    scope = StringProperty(required=True)
+    path = StringProperty(required=True)
+    version = IntegerProperty(required=True)
+    content_hash = StringProperty(db_property="contentHash", required=True)
+    source = StringProperty(required=True)
+    paragraphs = IntegerProperty()
+    headings = IntegerProperty()
+    created_at = StringProperty(db_property="createdAt")
+    created_at_ms = IntegerProperty(db_property="createdAtMs")
+
+
+class ChangeEvent(StructuredNode):
+    """One event of a scope's publication feed; unique on (scope, seq), a composite constraint
+    (cypher/schema/change_event_unique)."""
+
+    scope = StringProperty(required=True)
+    seq = IntegerProperty(required=True)
+    kind = StringProperty(
+        required=True,
+        choices={k: k for k in ("added", "updated", "restored", "withdrawn", "purged")},
+    )
+    document_id = StringProperty(db_property="documentId", required=True)
+    path = StringProperty()
+    old_version = IntegerProperty(db_property="oldVersion")
+    new_version = IntegerProperty(db_property="newVersion")
+    at = StringProperty()
+    at_ms = IntegerProperty(db_property="atMs")
+
+
+class ChangeCounter(StructuredNode):
+    """The last number given in a scope's feed (`feed` is the scope's name)."""
+
+    feed = StringProperty(unique_index=True, required=True)
+    seq = IntegerProperty(required=True)
 
 
 class KnowledgePoint(StructuredNode):

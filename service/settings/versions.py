@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+
+from service.settings.environment import ZERO_ALLOWED
 
 __all__ = ["VersionSettings"]
 
@@ -14,7 +18,8 @@ class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
     older than `keep_age_s`, not the head, and cited by no answer record that is kept."""
 
     keep_last: int = 10  # versions of each document always kept, the newest
-    keep_age_s: float = 30 * 86_400.0  # versions younger than this are always kept
+    # Versions younger than this are always kept (0: age keeps none).
+    keep_age_s: Annotated[float, ZERO_ALLOWED] = 30 * 86_400.0
     retention_batch: int = 1_000  # versions released per transaction
     max_feed_page: int = 1_000  # events per page of GET /v1/changes
     # The event stream (GET /v1/changes/stream) looks for new events this often, sends a comment

@@ -88,3 +88,46 @@ def test_eval_refuses_a_bad_question_file(cli_env: dict[str, str], tmp_path: Pat
     questions.write_text('{"question": "a?"}\n{"question": 1}\n', encoding="utf-8")
     result = _kgs(cli_env, "eval", str(questions), "--scope", "any")
     assert result.returncode == 1 and "qa.jsonl:2" in result.stderr
+
+
+def test_document_lifecycle_changes_and_retention_from_the_command_line(
+    cli_env: dict[str, str], scope: str, tmp_path: Path, graph: Graph
+) -> None:
+    env = {**cli_env, "KGS_EMBEDDINGS": "off"}
+    file = tmp_path / "geyser.md"
+    for edition in ("erupts hot water", "erupts steam and hot water"):
+        file.write_text(f"# Geyser\n\nA geyser {edition} at intervals.\n", encoding="utf-8")
+        ingested = _kgs(env, "ingest", str(file), "--scope", scope, "--no-progress")
+        assert ingested.returncode == 0, ingested.stderr
+    [row] = graph.read_text(
+        "MATCH (d:Document {scope: $scope}) RETURN d.id AS id", {"scope": scope}
+    )
+    doc = str(row["id"])
+
+    versions = _kgs(env, "document", "versions", doc)
+    assert versions.returncode == 0, versions.stderr
+    assert "head version 2" in versions.stdout and "* v2" in versions.stdout
+    assert "  v1" in versions.stdout
+    stale = _kgs(env, "document", "withdraw", doc, "--if-match", "1")
+    assert stale.returncode == 1 and "not version 1" in stale.stderr
+    assert _kgs(env, "document", "withdraw", doc, "--if-match", "2").returncode == 0
+    restored = _kgs(env, "document", "restore", doc)
+    assert restored.returncode == 0 and "restored at version 2" in restored.stdout, restored.stderr
+
+    changes = _kgs(env, "changes", scope)
+    events = [json.loads(line) for line in changes.stdout.splitlines()]
+    assert [(e["seq"], e["kind"]) for e in events] == [
+        (1, "added"), (2, "updated"), (3, "withdrawn"), (4, "restored")
+    ]  # fmt: skip
+    later = _kgs(env, "changes", scope, "--after", "3")
+    assert [json.loads(line)["seq"] for line in later.stdout.splitlines()] == [4]
+
+    dry = _kgs(env, "retention", "apply", "--dry-run", "--scope", scope)
+    assert dry.returncode == 0 and "would release 0" in dry.stdout  # v1 is young and among the 10
+    released = _kgs({**env, "KGS_VERSIONS_KEEP_LAST": "1", "KGS_VERSIONS_KEEP_AGE_S": "0"},
+                    "retention", "apply", "--scope", scope)  # fmt: skip
+    assert released.returncode == 0 and "released 1" in released.stdout, released.stdout
+    assert "  v1" not in _kgs(env, "document", "versions", doc).stdout
+    assert _kgs(env, "document", "purge", doc).returncode == 0
+    gone = _kgs(env, "document", "versions", doc)
+    assert gone.returncode == 1 and "not found" in gone.stderr
