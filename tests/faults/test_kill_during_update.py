@@ -47,7 +47,6 @@ PARAGRAPHS_PER_DOCUMENT = 4
 KILL_AFTER_DOCUMENTS = 15  # documents a run brings to version 2 before it is killed
 POLL_S = 0.02
 INGEST_TIMEOUT_S = 600  # bound on one ingest subprocess
-EXIT_AFTER_SERVER_KILL_S = 90  # the driver gives up retrying well within this
 FEED_PAGE = 100
 PUBLIC_PARAGRAPH = ("id", "ordinal", "kind", "headingPath", "startOffset", "endOffset",
                     "startLine", "endLine", "text")  # fmt: skip
@@ -211,17 +210,9 @@ def _check_history(graph: Graph, document: Row, texts: dict[int, Texts]) -> dict
 
 
 def _check_consistent(graph: Graph, scope: str, v1_texts: Texts, v2_texts: Texts) -> Row:
-    t0 = time.monotonic()
-    try:
-        return _cc(graph, scope, v1_texts, v2_texts)
-    finally:
-        print('CHECK', round(time.monotonic() - t0, 2), flush=True)
-
-
-def _cc(graph: Graph, scope: str, v1_texts: Texts, v2_texts: Texts) -> Row:
     """The invariants an interrupted update must keep (module docstring); returns figures."""
     texts = {1: v1_texts, 2: v2_texts}
-    documents = graph.read_text(ALL_DOCUMENTS, {})
+    documents = graph.read_text(ALL_DOCUMENTS, {})  # raw: a half-made node would show here
     assert sorted(d["path"] for d in documents) == sorted(v1_texts)  # each once, none half-made
     for document in documents:
         assert document["scope"] == scope and document["status"] == "active", document
@@ -250,6 +241,12 @@ def _cc(graph: Graph, scope: str, v1_texts: Texts, v2_texts: Texts) -> Row:
     for event in events:
         if event["kind"] == "updated":
             assert (event["oldVersion"], event["newVersion"]) == (1, 2), event
+    # Each version that exists was announced exactly once, and no event names a lost version.
+    announced = sorted((e["documentId"], e["newVersion"]) for e in events
+                       if e["kind"] in ("added", "updated"))  # fmt: skip
+    made = sorted((d["id"], v) for d in documents for v in range(1, d["version"] + 1))
+    assert announced == made
+    assert len(kinds) == len(announced)  # nothing withdrawn, restored or purged
     assert graph.read_text(ORPHANS, {}) == []
     return {
         "at_v2": sum(1 for d in documents if d["version"] == 2),
@@ -270,7 +267,6 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
     started = time.monotonic()
 
     _finish(_ingest(server, root))
-    print('V1 INGEST', round(time.monotonic() - started, 1), flush=True)
     with _graph(server) as graph:
         clean = _check_consistent(graph, SCOPE, v1_texts, {})
         assert clean == {"at_v2": 0, "events": DOCUMENTS, "added": DOCUMENTS, "updated": 0}
@@ -278,46 +274,38 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
         # 1. the update, and kill -9 of the ingest process.
         v2_texts = _write_edition(root, 2)
         process = _ingest(server, root)
-        print('START V2', round(time.monotonic() - started, 1), flush=True)
         figures["process_kill_at"] = _wait_for_version_2(graph, process, KILL_AFTER_DOCUMENTS)
-        print('KILL', round(time.monotonic() - started, 1), flush=True)
         process.kill()
         process.communicate(timeout=60)
         after_process_kill = _check_consistent(graph, SCOPE, v1_texts, v2_texts)
         figures["after_process_kill"] = after_process_kill
-        assert 0 < after_process_kill["at_v2"] < DOCUMENTS  # the kill landed mid-update
+        assert figures["process_kill_at"] <= after_process_kill["at_v2"] < DOCUMENTS
 
         # 2. the same command again, and kill -9 of the Neo4j server under it.
         process = _ingest(server, root)
         second_kill = after_process_kill["at_v2"] + KILL_AFTER_DOCUMENTS
         figures["server_kill_at"] = _wait_for_version_2(graph, process, second_kill)
-        print('KILL SERVER', round(time.monotonic() - started, 1), flush=True)
         pid = server.status().pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
         _reaped(pid)
-    try:
-        process.communicate(timeout=EXIT_AFTER_SERVER_KILL_S)
-        figures["ingest_exit_after_server_kill"] = process.returncode
-    except subprocess.TimeoutExpired:  # still retrying: end it, the rerun must cope either way
-        process.kill()
-        process.communicate(timeout=60)
-        figures["ingest_exit_after_server_kill"] = "killed"
-    assert process.returncode != 0  # the run did not complete
-    print('EXITED', round(time.monotonic() - started, 1), flush=True)
+    # The ingester could only retry against a dead server (test_kill_during_ingest.py waits for
+    # it to give up, about a minute); ended now, it cannot write to the restarted one, so what
+    # the checks read is exactly what survived the crash.
+    process.kill()
+    process.communicate(timeout=60)
     server.start()
-    print('RESTARTED', round(time.monotonic() - started, 1), flush=True)
     with _graph(server) as graph:
         after_server_kill = _check_consistent(graph, SCOPE, v1_texts, v2_texts)
         figures["after_server_kill"] = after_server_kill
-        assert after_process_kill["at_v2"] < after_server_kill["at_v2"] < DOCUMENTS
+        # Every commit seen before the kill survived it, and the kill still landed mid-update.
+        assert figures["server_kill_at"] <= after_server_kill["at_v2"] < DOCUMENTS
 
     # 3. the same command once more, to the end: every document at version 2, exactly once.
     _finish(_ingest(server, root))
     with _graph(server) as graph:
         final = _check_consistent(graph, SCOPE, v1_texts, v2_texts)
         figures["final"] = final
-        print('FINAL', round(time.monotonic() - started, 1), flush=True)
         rerun = _ingest(server, root)  # nothing left to do: no version, no event
         _finish(rerun)
         assert _check_consistent(graph, SCOPE, v1_texts, v2_texts) == final
