@@ -190,7 +190,7 @@ def prune_knowledge_points(graph: Graph, scope: str) -> int:
 def _version_step(unit: DocumentUnit, version: int) -> tuple[str, dict[str, Any]]:
     return ("ingest/record_version", {
         "documentId": unit.id, "version": version,
-        "contentHash": unit.document["contentHash"], "source": unit.source,
+        "contentHash": unit.document["contentHash"], "sourceText": unit.source,
         "structure": encode_structure(_public_headings(unit), _public_paragraphs(unit)),
         "paragraphs": len(unit.paragraphs), "headings": len(unit.headings)})  # fmt: skip
 

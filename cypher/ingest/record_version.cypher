@@ -7,7 +7,7 @@
 MATCH (d:Document {id: $documentId})
 CREATE (d)-[:HAS_VERSION]->(:DocumentVersion {
   documentId: d.id, scope: d.scope, path: d.path, version: $version,
-  contentHash: $contentHash, source: $source, structure: $structure,
+  contentHash: $contentHash, source: $sourceText, structure: $structure,
   paragraphs: $paragraphs, headings: $headings,
   createdAt: toString(datetime()), createdAtMs: timestamp()
 })

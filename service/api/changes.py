@@ -24,7 +24,7 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from service.api.auth import Grant
-from service.api.errors import v1_problems
+from service.api.errors import problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 
@@ -32,7 +32,9 @@ __all__ = ["ChangeController", "ChangeEvent", "ChangePage"]
 
 ChangeKind = Literal["added", "updated", "restored", "withdrawn", "purged"]
 _SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN)
-_AFTER = Parameter(ge=0, description="the last event number already seen (0: from the start)")
+MAX_SEQ = 2**63 - 1  # Neo4j's integers are 64-bit
+_AFTER = Parameter(ge=0, le=MAX_SEQ, description="the last event number seen (0: from the start)")
+RETRY_AFTER_S = 5  # what a refused stream suggests
 
 
 class ChangeEvent(msgspec.Struct, kw_only=True, rename="camel"):
@@ -70,7 +72,7 @@ class ChangeController(Controller):
         items = _events(resources, scope, after, limit)
         return ChangePage(scope=scope, items=items, last=items[-1].seq if items else after)
 
-    @get("/stream", media_type="text/event-stream", responses=v1_problems(404))
+    @get("/stream", media_type="text/event-stream", responses=v1_problems(404, 503))
     async def stream(
         self,
         resources: AppResources,
@@ -78,16 +80,33 @@ class ChangeController(Controller):
         scope_name: Annotated[str, _SCOPE],
         after: Annotated[int, _AFTER] = 0,
         last_event_id: Annotated[
-            int | None, Parameter(header="Last-Event-ID", ge=0, required=False)
+            int | None, Parameter(header="Last-Event-ID", ge=0, le=MAX_SEQ, required=False)
         ] = None,
     ) -> ServerSentEvent:
         """The same events as a stream that follows new ones as they are committed."""
         scope = readable_scope(grant, scope_name)
+        limit = resources.settings.versions.max_streams
+        if resources.feed_streams >= limit:
+            raise problem(503, f"{limit} change streams are open (KGS_VERSIONS_MAX_STREAMS); "
+                          "try again later or page with GET /v1/changes",
+                          headers={"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
         start = last_event_id if last_event_id is not None else after
         return ServerSentEvent(_follow(resources, scope, start))
 
 
 async def _follow(
+    resources: AppResources, scope: str, after: int
+) -> AsyncIterator[ServerSentEventMessage]:
+    """Counted among the open streams while it runs (KGS_VERSIONS_MAX_STREAMS)."""
+    resources.feed_streams += 1
+    try:
+        async for message in _events_until(resources, scope, after):
+            yield message
+    finally:
+        resources.feed_streams -= 1
+
+
+async def _events_until(
     resources: AppResources, scope: str, after: int
 ) -> AsyncIterator[ServerSentEventMessage]:
     settings = resources.settings.versions

@@ -20,6 +20,7 @@ from ingest.lifecycle import restore, withdraw
 from ingest.versions import WITHDRAWN, parse_if_match
 from service.api.auth import Grant, requires_write
 from service.api.documents import (
+    VERSION,
     UploadResult,
     etag,
     head_changed,
@@ -84,7 +85,7 @@ class DocumentVersionController(Controller):
         resources: AppResources,
         grant: Grant,
         document_id: str,
-        version: Annotated[int | None, Parameter(ge=1)] = None,
+        version: Annotated[int | None, VERSION] = None,
     ) -> Response[str]:
         """The exact text of a version (the head's by default): what its offsets index."""
         graph = resources.request_graph()

@@ -38,6 +38,7 @@ from service.api.state import AppResources
 from service.db.graph import Graph
 
 __all__ = [
+    "VERSION",
     "DocumentController",
     "etag",
     "head_changed",
@@ -56,6 +57,8 @@ _MARKDOWN_TYPES = frozenset(
 )
 _SEGMENT = re.compile(r"^[\w][\w .\-]*$")
 _DOCUMENT_ID = re.compile(r"^d_[0-9a-f]{8,64}$")
+MAX_VERSION = 2**31 - 1  # a larger number could never be a version (and overflows a query)
+VERSION = Parameter(ge=1, le=MAX_VERSION, description="a version number (1, 2, ...)")
 
 
 class DocumentSummary(msgspec.Struct, kw_only=True, rename="camel"):
@@ -169,26 +172,31 @@ class DocumentController(Controller):
         resources: AppResources,
         grant: Grant,
         document_id: str,
-        version: Annotated[int | None, Parameter(ge=1)] = None,
+        version: Annotated[int | None, VERSION] = None,
     ) -> Response[Document]:
         """A document's structure: headings and paragraphs with exact offsets and lines; of
         its head, or of an earlier version exactly as it was (`version`)."""
         graph = resources.request_graph()
         meta = readable_document(graph, grant, document_id)
         head = int(meta["version"] or 0)
-        if version is None or (version == head and meta["status"] == ACTIVE):
+        wanted = head if version is None else version
+        # One immutable node holds the whole version: a read never meets two versions halfway,
+        # as separate reads of headings and paragraphs could while a new version commits.
+        rows = graph.read("api/document_version", id=document_id, version=wanted)
+        if rows and (version is not None or meta["status"] == ACTIVE):
             parts: dict[str, Any] = {
+                **decode_structure(rows[0]["structure"]),
+                "version": wanted,
+                "contentHash": rows[0]["contentHash"],
+                "createdAt": rows[0]["createdAt"],
+            }
+        elif version is None or version == head:  # written before versions, or withdrawn
+            parts = {
                 "headings": graph.read("api/document_headings", id=document_id),
                 "paragraphs": graph.read("api/document_paragraphs", id=document_id),
             }
         else:
-            stored = stored_version(graph, document_id, version)
-            parts = {
-                **decode_structure(stored["structure"]),
-                "version": version,
-                "contentHash": stored["contentHash"],
-                "createdAt": stored["createdAt"],
-            }
+            raise not_found(f"version {version} of the document")  # never made, or released
         document = msgspec.convert({**meta, "headVersion": head, **parts}, Document)
         return Response(document, headers={"ETag": etag(head)})
 

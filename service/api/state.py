@@ -59,6 +59,7 @@ class AppResources:
         self._close: Callable[[], None] | None = None
         self._scope_locks: dict[str, anyio.Lock] = {}
         self.records: RecordWriter | None = None  # stores every answer (KGS_RECORDS_ENABLED)
+        self.feed_streams = 0  # open change streams (service/api/changes.py; event loop only)
 
     def open(self) -> None:
         configure_text_caches(self.settings.text_cache)

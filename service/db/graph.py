@@ -288,4 +288,4 @@ _ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
 _LABEL_TOKEN = "ScopeLabel"
 _SCOPE_LABEL = re.compile(r"Scope_s[0-9a-f]{16}")
 # Row batches and vectors are too large to echo into a trace; their statements name them.
-_BULK_PARAMS = frozenset({"rows", "embedding_rows", "source", "structure"})
+_BULK_PARAMS = frozenset({"rows", "embedding_rows", "sourceText", "structure"})

@@ -28,3 +28,4 @@ class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
     feed_poll_s: float = 1.0
     feed_heartbeat_s: float = 15.0
     max_stream_s: float = 3_600.0
+    max_streams: int = 100  # open at once per process; one more is refused with 503

@@ -190,7 +190,7 @@ def test_blocked_write_request_ends_at_its_timeout(
     try:
         deleted, delete_s, _, delete_left = _blocked_request(
             app_client, graph, lambda: app_client.delete(f"/v1/documents/{document_id}"),
-            "ingest/delete_document",
+            f"purge {document_id}",
         )  # fmt: skip
         uploaded, upload_s, _, upload_left = _blocked_request(
             app_client, graph, lambda: _upload(app_client, scope, "stone.md", STONE_V2),

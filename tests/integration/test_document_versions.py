@@ -381,3 +381,21 @@ def test_retention_releases_old_versions_but_keeps_what_is_cited(
                       headers=_headers("reader")).status_code == 404  # fmt: skip
     assert client.get(f"/v1/documents/{doc}", headers=_headers("reader")).json()["version"] == 4
     _assert_feed_is_state(client)
+
+
+def test_open_streams_are_bounded(app: tuple[TestClient[Any], AppResources]) -> None:
+    client, resources = app
+    limit = resources.settings.versions.max_streams
+    resources.feed_streams = limit  # as if that many clients were following the feed
+    try:
+        refused = client.get("/v1/changes/stream", params={"scope": SCOPE},
+                             headers=_headers("reader"))  # fmt: skip
+    finally:
+        resources.feed_streams = 0
+    assert refused.status_code == 503 and refused.headers["retry-after"]
+    assert refused.headers["content-type"].startswith("application/problem+json")
+    with client.stream("GET", "/v1/changes/stream", params={"scope": SCOPE},
+                       headers=_headers("reader")) as stream:  # fmt: skip
+        assert stream.status_code == 200
+        "".join(stream.iter_text())
+    assert resources.feed_streams == 0  # a finished stream gives its place back

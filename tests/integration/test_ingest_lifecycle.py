@@ -107,7 +107,7 @@ def test_change_delete_and_malformed_files(
     assert "Alpha has an edited paragraph." in texts
     assert "Alpha has a second paragraph." not in texts
 
-    # Delete beta: with --prune its document, paragraphs, knowledge point and relations go.
+    # Delete beta: with --prune it is withdrawn: paragraphs, knowledge point and relations go.
     (root / scope / "beta.md").unlink()
     third = ingest(graph, embedder, root, IngestOptions(prune=True), settings.ingest)
     assert third.removed == [beta]
@@ -117,7 +117,12 @@ def test_change_delete_and_malformed_files(
     # alpha's own relations to beta now have no target document: beta is pruned with them.
     assert remaining == set()
     counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=scope)}
-    assert counts == {"Document": 1, "Heading": 2, "Paragraph": 3, "KnowledgePoint": 1}
+    # beta is withdrawn, not purged: its Document stays (restorable, with its versions).
+    assert counts == {"Document": 2, "Heading": 2, "Paragraph": 3, "KnowledgePoint": 1}
+    statuses = graph.read("api/documents_page", scopes=[scope], after="", limit=10,
+                          statuses=["active", "withdrawn"])  # fmt: skip
+    assert {(r["path"], r["status"]) for r in statuses} == {(alpha, "active"),
+                                                            (beta, "withdrawn")}  # fmt: skip
 
 
 def test_paragraphs_carry_their_text_analysis_and_a_new_version_rewrites_them(
