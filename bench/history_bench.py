@@ -43,17 +43,14 @@ from latency.corpus import (
 )
 from latency.questions import make_questions
 from latency.report import summary
+from latency.timing import evidence_path
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.units import embedding_input
 from service.api.process import freeze_startup_objects
 from service.db import open_graph
-from service.pipeline.augment import augment_documents
-from service.pipeline.context_pack import build_context_pack
-from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
-from service.pipeline.retrieval import retrieve_spans
-from service.question.runner import answer_question, embed_in_background
+from service.question.runner import answer_question
 from service.settings import PipelineSettings, Settings
 
 EDITIONS = ("A", "B", None)  # None: the original text, the head
@@ -141,16 +138,7 @@ def main() -> None:
 
         def whole(question: str, scope: str) -> float:
             started = time.perf_counter()
-            run = graph.child()
-            plan = plan_query(question, scope)
-            vector = embed_in_background(embedder, plan.query)
-            found = retrieve_spans(run, plan, vector, pipeline, top_k=args.top_k)
-            context = build_graph_context(run, plan, found, pipeline)
-            augmentation = augment_documents(run, plan, found, context, pipeline)
-            build_context_pack(
-                augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
-                unavailable=augmentation.unavailable,
-            )  # fmt: skip
+            evidence_path(graph, embedder, question, scope, pipeline, args.top_k)
             return (time.perf_counter() - started) * 1000
 
         def answer(question: str, scope: str) -> float:

@@ -156,18 +156,8 @@ def time_scale(
         return (time.perf_counter() - started) * 1000
 
     def whole(q: str) -> float:
-        """Plan -> context pack: the stages answer_question runs before its answer stages."""
         started = time.perf_counter()
-        run = graph.child()
-        plan = plan_query(q, scope)
-        vector = embed_in_background(embedder, plan.query)
-        found = retrieve_spans(run, plan, vector, settings, top_k=top_k)
-        context = build_graph_context(run, plan, found, settings)
-        augmentation = augment_documents(run, plan, found, context, settings)
-        build_context_pack(
-            augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
-            unavailable=augmentation.unavailable,
-        )  # fmt: skip
+        evidence_path(graph, embedder, q, scope, settings, top_k)
         return (time.perf_counter() - started) * 1000
 
     def answer(q: str, record: bool) -> float:
@@ -231,6 +221,27 @@ def time_scale(
         if (i + 1) % 50 == 0:
             print(f"    {i + 1}/{len(questions)} questions", flush=True)
     result.cpu = window.finish()
+
+
+def evidence_path(
+    graph: Graph,
+    embedder: SentenceTransformerEmbedder,
+    question: str,
+    scope: str,
+    settings: PipelineSettings,
+    top_k: int,
+) -> None:
+    """Plan -> context pack: the stages answer_question runs before its answer stages."""
+    run = graph.child()
+    plan = plan_query(question, scope)
+    vector = embed_in_background(embedder, plan.query)
+    found = retrieve_spans(run, plan, vector, settings, top_k=top_k)
+    context = build_graph_context(run, plan, found, settings)
+    augmentation = augment_documents(run, plan, found, context, settings)
+    build_context_pack(
+        augmentation.fragments, plan.budget, observed_ids=augmentation.observed_ids,
+        unavailable=augmentation.unavailable,
+    )  # fmt: skip
 
 
 def forget_texts() -> None:

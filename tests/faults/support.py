@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
 import pytest
 
-from service.db import Graph
+from service.db import Graph, open_graph
 from service.db.local_server import LocalNeo4jServer
 from service.settings import Settings
 
@@ -31,6 +33,28 @@ def private_server(
         pagecache_size="64m",
     )  # fmt: skip
     return LocalNeo4jServer(local, user="neo4j", password=None)
+
+
+def server_env(server: LocalNeo4jServer) -> dict[str, str]:
+    """The environment of a `kgs` child process on that server, embeddings off (the faults are
+    in the graph writes, not in the model)."""
+    return {
+        **os.environ,
+        "NEO4J_URI": server.bolt_uri,
+        "NEO4J_USER": "neo4j",
+        "NEO4J_PASSWORD": server.password(),
+        "NEO4J_DATABASE": "neo4j",
+        "KGS_EMBEDDINGS": "off",
+    }
+
+
+@contextmanager
+def server_graph(server: LocalNeo4jServer) -> Iterator[Graph]:
+    graph, _, close = open_graph(Settings.from_env(server_env(server)))
+    try:
+        yield graph
+    finally:
+        close()
 
 
 def scope_state(graph: Graph, scope: str) -> dict[str, Any]:

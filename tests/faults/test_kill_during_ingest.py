@@ -14,16 +14,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.db import Graph, open_graph
+from service.db import Graph
 from service.db.local_server import LocalNeo4jServer
-from service.settings import Settings
-from tests.faults.support import private_server
+from tests.faults.support import private_server, server_env, server_graph
 from tests.integration.conftest import delete_scope
 
 pytestmark = pytest.mark.local_server
@@ -46,26 +44,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalNeo4jServe
     instance.stop()
 
 
-def _env(server: LocalNeo4jServer) -> dict[str, str]:
-    return {
-        **os.environ,
-        "NEO4J_URI": server.bolt_uri,
-        "NEO4J_USER": "neo4j",
-        "NEO4J_PASSWORD": server.password(),
-        "NEO4J_DATABASE": "neo4j",
-        "KGS_EMBEDDINGS": "off",  # the faults are in the graph writes, not in the model
-    }
-
-
-@contextmanager
-def _graph(server: LocalNeo4jServer) -> Iterator[Graph]:
-    graph, _, close = open_graph(Settings.from_env(_env(server)))
-    try:
-        yield graph
-    finally:
-        close()
-
-
 def _knowledge_base(root: Path) -> Path:
     folder = root / SCOPE
     folder.mkdir(parents=True)
@@ -85,7 +63,7 @@ def _knowledge_base(root: Path) -> Path:
 
 def _ingest(server: LocalNeo4jServer, root: Path) -> subprocess.Popen[str]:
     command = [str(Path(sys.executable).parent / "kgs"), "ingest", str(root), "--no-progress"]
-    return subprocess.Popen(command, env=_env(server), stdout=subprocess.PIPE,
+    return subprocess.Popen(command, env=server_env(server), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
@@ -154,7 +132,7 @@ def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
     figures: dict[str, Any] = {}
 
     # 1. kill -9 of the ingest process.
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         process = _ingest(server, root)
         figures["process_kill_at"] = _wait_for_documents(graph, process, KILL_AFTER_DOCUMENTS)
         process.kill()
@@ -179,18 +157,18 @@ def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
         figures["ingest_exit_after_server_kill"] = "killed"
     assert process.returncode != 0  # the run did not complete
     server.start()
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         figures["after_server_kill"] = _documents(graph)
         assert figures["after_process_kill"] < figures["after_server_kill"] < DOCUMENTS
         partial = _snapshot(graph)
 
     # 3. the same command once more, to the end; then the reference, a clean ingest.
     _finish(_ingest(server, root))
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         recovered = _snapshot(graph)
         delete_scope(graph, SCOPE)
     _finish(_ingest(server, root))
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         clean = _snapshot(graph)
     print(f"\nkill during ingest: {figures}")
 

@@ -26,17 +26,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ingest.versions import decode_structure
-from service.db import Graph, open_graph
+from service.db import Graph
 from service.db.local_server import LocalNeo4jServer
-from service.settings import Settings
-from tests.faults.support import private_server
+from tests.faults.support import private_server, server_env, server_graph
+from tests.feed import replayed
 
 pytestmark = pytest.mark.local_server
 
@@ -75,26 +74,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalNeo4jServe
     instance.stop()
 
 
-def _env(server: LocalNeo4jServer) -> dict[str, str]:
-    return {
-        **os.environ,
-        "NEO4J_URI": server.bolt_uri,
-        "NEO4J_USER": "neo4j",
-        "NEO4J_PASSWORD": server.password(),
-        "NEO4J_DATABASE": "neo4j",
-        "KGS_EMBEDDINGS": "off",  # the faults are in the graph writes, not in the model
-    }
-
-
-@contextmanager
-def _graph(server: LocalNeo4jServer) -> Iterator[Graph]:
-    graph, _, close = open_graph(Settings.from_env(_env(server)))
-    try:
-        yield graph
-    finally:
-        close()
-
-
 def _text(n: int, edition: int) -> str:
     """Document n as of version `edition`: version 2 rewrites every paragraph, adds one and
     renames a heading, so a projection mixing the two versions cannot go unnoticed."""
@@ -124,7 +103,7 @@ def _write_edition(root: Path, edition: int) -> Texts:
 
 def _ingest(server: LocalNeo4jServer, root: Path) -> subprocess.Popen[str]:
     command = [str(Path(sys.executable).parent / "kgs"), "ingest", str(root), "--no-progress"]
-    return subprocess.Popen(command, env=_env(server), stdout=subprocess.PIPE,
+    return subprocess.Popen(command, env=server_env(server), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
@@ -171,19 +150,6 @@ def _feed(graph: Graph, scope: str) -> list[Row]:
         if not page:
             return events
         events.extend(page)
-
-
-def _replayed(events: list[Row]) -> dict[str, tuple[int, str]]:
-    """What a client that applies the feed knows: document id -> (head version, status)."""
-    state: dict[str, tuple[int, str]] = {}
-    for event in events:
-        if event["kind"] == "purged":
-            state.pop(event["documentId"], None)
-        elif event["kind"] == "withdrawn":
-            state[event["documentId"]] = (event["oldVersion"], "withdrawn")
-        else:
-            state[event["documentId"]] = (event["newVersion"], "active")
-    return state
 
 
 def _check_history(graph: Graph, document: Row, texts: dict[int, Texts]) -> dict[str, Any]:
@@ -236,7 +202,7 @@ def _check_consistent(graph: Graph, scope: str, v1_texts: Texts, v2_texts: Texts
     events = _feed(graph, scope)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # no gap, no duplicate
     assert graph.read_text(COUNTER, {"scope": scope}) == [{"seq": len(events)}]
-    assert _replayed(events) == {d["id"]: (d["version"], d["status"]) for d in documents}
+    assert replayed(events) == {d["id"]: (d["version"], d["status"]) for d in documents}
     kinds = [e["kind"] for e in events]
     for event in events:
         if event["kind"] == "updated":
@@ -267,7 +233,7 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
     started = time.monotonic()
 
     _finish(_ingest(server, root))
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         clean = _check_consistent(graph, SCOPE, v1_texts, {})
         assert clean == {"at_v2": 0, "events": DOCUMENTS, "added": DOCUMENTS, "updated": 0}
 
@@ -295,7 +261,7 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
     process.kill()
     process.communicate(timeout=60)
     server.start()
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         after_server_kill = _check_consistent(graph, SCOPE, v1_texts, v2_texts)
         figures["after_server_kill"] = after_server_kill
         # Every commit seen before the kill survived it, and the kill still landed mid-update.
@@ -303,7 +269,7 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
 
     # 3. the same command once more, to the end: every document at version 2, exactly once.
     _finish(_ingest(server, root))
-    with _graph(server) as graph:
+    with server_graph(server) as graph:
         final = _check_consistent(graph, SCOPE, v1_texts, v2_texts)
         figures["final"] = final
         rerun = _ingest(server, root)  # nothing left to do: no version, no event

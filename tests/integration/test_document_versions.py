@@ -27,6 +27,7 @@ from service.api.auth import hash_key
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiKey, ApiSettings, Settings, VersionSettings
+from tests.feed import replayed
 from tests.integration.conftest import delete_scope
 
 SCOPE = f"versions-{uuid.uuid4().hex[:8]}"
@@ -97,19 +98,6 @@ def _feed(client: TestClient[Any], after: int = 0, limit: int = 7) -> list[dict[
         after = page["last"]
 
 
-def _replayed(events: list[dict[str, Any]]) -> dict[str, tuple[int, str]]:
-    """What a client that applies the feed knows: document id -> (head version, status)."""
-    state: dict[str, tuple[int, str]] = {}
-    for event in events:
-        if event["kind"] == "purged":
-            state.pop(event["documentId"], None)
-        elif event["kind"] == "withdrawn":
-            state[event["documentId"]] = (event["oldVersion"], "withdrawn")
-        else:
-            state[event["documentId"]] = (event["newVersion"], "active")
-    return state
-
-
 def _current(client: TestClient[Any]) -> dict[str, tuple[int, str]]:
     items = client.get("/v1/documents", params={"scope": SCOPE, "status": "all", "limit": 200},
                        headers=_headers("reader")).json()["items"]  # fmt: skip
@@ -119,7 +107,7 @@ def _current(client: TestClient[Any]) -> dict[str, tuple[int, str]]:
 def _assert_feed_is_state(client: TestClient[Any]) -> list[dict[str, Any]]:
     events = _feed(client)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # no gap, no duplicate
-    assert _replayed(events) == _current(client)
+    assert replayed(events) == _current(client)
     return events
 
 
