@@ -89,6 +89,7 @@ def main() -> None:
         order = list(sides) if round_number % 2 == 0 else list(reversed(sides))
         for side in order:
             env = {**os.environ, "PYTHONPATH": sides[side], "HF_HUB_OFFLINE": "1",
+                   "KGS_HOME": str(ROOT / ".kgs"),  # the one database, whichever code runs
                    "KGS_CYPHER_DIR": str(Path(sides[side]) / "cypher")}  # fmt: skip
             started = time.perf_counter()
             result = subprocess.run(
