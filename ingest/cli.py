@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.embeddings import ModelRoster
 from ingest.pipeline import IngestOptions, IngestReport, InvalidScope, ingest
 from service.db import graph_session
 from service.settings import Settings
@@ -43,9 +43,7 @@ class _Bars:
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
     options = IngestOptions(scope=args.scope, prune=args.prune, dry_run=args.dry_run)
-    embedder = (
-        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
-    )
+    embedder = ModelRoster(settings.embedding) if settings.embedding.enabled else None
     bars = _Bars(enabled=not args.no_progress and sys.stderr.isatty())
     try:
         with graph_session(settings) as graph:

@@ -9,17 +9,28 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+import msgspec
+import numpy as np
+
 from ingest.batching import CallBatcher
 from ingest.traced_model import TracedEncoder, eager_vectors, trace_encoder
+from service.embedding_space import EmbeddingSpace
 from service.errors import KgsError
 from service.settings import EmbeddingSettings
 
-__all__ = ["Embedder", "EmbeddingError", "SentenceTransformerEmbedder", "model_location"]
+__all__ = [
+    "Embedder",
+    "EmbeddingError",
+    "ModelRoster",
+    "SentenceTransformerEmbedder",
+    "model_location",
+]
 
 _BUNDLED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -66,6 +77,7 @@ class SentenceTransformerEmbedder:
         self.dimensions = settings.dimensions
         self._model: Any = None
         self._traced: TracedEncoder | None = None  # set at load when settings.traced allows
+        self._truncate = False
         # float32 arrays: 1.5 KiB per 384-dimension vector instead of 12 KiB as a list of floats
         self._cache: OrderedDict[str, array[float]] = OrderedDict()
         self._cache_lock = threading.Lock()  # the pool threads of one process share the cache
@@ -89,12 +101,15 @@ class SentenceTransformerEmbedder:
                 raise EmbeddingError(
                     f"cannot load embedding model {self.name!r}: {error}"
                 ) from error
-            size = model.get_embedding_dimension()
-            if size != self.dimensions:
+            size = model.get_embedding_dimension() or self.dimensions
+            if size < self.dimensions:
                 raise EmbeddingError(
                     f"model {self.name!r} gives {size}-dimension vectors; the vector index "
                     f"expects {self.dimensions}"
                 )
+            # Fewer dimensions than the model gives: its vectors' first ones, normalised again
+            # (Matryoshka-style truncation, as sentence-transformers' truncate_dim).
+            self._truncate = size > self.dimensions
             model.eval()  # encode() sets this on every call; the one-batch path relies on it
             if self.settings.traced and _plain(model):
                 self._traced = trace_encoder(model)
@@ -131,7 +146,20 @@ class SentenceTransformerEmbedder:
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         return self.batcher.run(texts) if texts else []
 
+    def load(self) -> None:
+        """Load the model now (EmbeddingError when it cannot be), not on the first text."""
+        self._load()
+
     def _encode_now(self, texts: list[str]) -> list[list[float]]:
+        vectors = self._encode_full(texts)
+        if not self._truncate:
+            return vectors
+        cut = np.asarray(vectors, dtype=np.float64)[:, : self.dimensions]
+        cut /= np.maximum(np.linalg.norm(cut, axis=1, keepdims=True), 1e-12)
+        truncated: list[list[float]] = cut.tolist()
+        return truncated
+
+    def _encode_full(self, texts: list[str]) -> list[list[float]]:
         model = self._load()
         try:
             if len(texts) <= self.settings.batch_size and _plain(model):
@@ -150,6 +178,47 @@ class SentenceTransformerEmbedder:
         except Exception as error:
             raise EmbeddingError(f"embedding failed: {error}") from error
         return [vector.tolist() for vector in vectors]  # C floats to Python floats, in C
+
+
+_RETRY_LOAD_S = 60.0  # a model that failed to load is not tried again for each question
+
+
+class ModelRoster:
+    """The configured model and any other the graph's registry names (service/embedding_space.py
+    bind_embedder asks for the active one), each loaded on first use and kept. Embeds with the
+    configured model when used as a plain Embedder."""
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        self.settings = settings
+        self.default = SentenceTransformerEmbedder(settings)
+        self.name, self.dimensions = self.default.name, self.default.dimensions
+        self._models = {(self.name, self.dimensions): self.default}
+        self._failed: dict[tuple[str, int], tuple[float, EmbeddingError]] = {}
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.default.embed(texts)
+
+    def for_space(self, space: EmbeddingSpace) -> SentenceTransformerEmbedder:
+        """The space's model, loaded (EmbeddingError when it cannot be)."""
+        key = (space.model, space.dimensions)
+        with self._lock:  # one load per model, however many questions meet it at once
+            model = self._models.get(key)
+            if model is not None:
+                return model
+            failed = self._failed.get(key)
+            if failed and time.monotonic() - failed[0] < _RETRY_LOAD_S:
+                raise failed[1]
+            model = SentenceTransformerEmbedder(msgspec.structs.replace(
+                self.settings, model=space.model, dimensions=space.dimensions
+            ))  # fmt: skip
+            try:
+                model.load()
+            except EmbeddingError as error:
+                self._failed[key] = (time.monotonic(), error)
+                raise
+            self._models[key] = model
+        return model
 
 
 def _plain(model: Any) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.embeddings import ModelRoster
 from ingest.lifecycle import purge, restore, withdraw
 from ingest.retention import apply_retention
 from ingest.writer import DocumentGone
@@ -72,9 +72,7 @@ def _withdraw(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _restore(args: argparse.Namespace, settings: Settings) -> int:
-    embedder = (
-        SentenceTransformerEmbedder(settings.embedding) if settings.embedding.enabled else None
-    )
+    embedder = ModelRoster(settings.embedding) if settings.embedding.enabled else None
     with graph_session(settings) as graph:
         report = restore(graph, embedder, settings.ingest, args.id, if_match=args.if_match)
     version = next(iter(report.versions.values()), 0)
@@ -100,6 +98,8 @@ def _changes(args: argparse.Namespace, settings: Settings) -> int:
             row = {"seq": event.seq, "kind": event.kind, "documentId": event.document_id,
                    "path": event.path, "oldVersion": event.old_version,
                    "newVersion": event.new_version, "at": event.at}  # fmt: skip
+            if event.model:
+                row |= {"model": event.model, "previousModel": event.previous_model}
             print(json.dumps(row, ensure_ascii=False))
     return 0
 

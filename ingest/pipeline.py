@@ -17,6 +17,7 @@ from typing import Protocol
 
 import msgspec
 
+from ingest.embedding_models import bind_for_writing, other_vector_properties
 from ingest.embeddings import Embedder, EmbeddingError
 from ingest.problems import Problem
 from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
@@ -24,6 +25,7 @@ from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_
 from ingest.versions import ACTIVE
 from ingest.writer import prune_knowledge_points, unit_analyses, withdraw_document, write_unit
 from service.db.graph import Graph, WriteCounters
+from service.embedding_space import DEFAULT_SPACE
 from service.errors import KgsError
 from service.settings import IngestSettings
 
@@ -152,7 +154,7 @@ def ingest(
     by_scope: dict[str, list[SourceFile]] = {}
     for source in files:
         by_scope.setdefault(source.scope, []).append(source)
-    state = _EmbeddingState(embedder)
+    state = _EmbeddingState(graph, embedder)
     for scope, scope_files in by_scope.items():
         report.scopes.append(scope)
         _ingest_scope(graph, state, scope, scope_files, options, settings, progress, report,
@@ -183,11 +185,17 @@ def ingest_file_text(
 
 
 class _EmbeddingState:
-    """The embedder, until it fails once; afterwards the run continues lexical-only."""
+    """The active model's embedder, until it fails once; afterwards the run continues
+    lexical-only. A graph without a recorded model records the embedder's as its first."""
 
-    def __init__(self, embedder: Embedder | None) -> None:
-        self.embedder = embedder
+    def __init__(self, graph: Graph, embedder: Embedder | None) -> None:
         self.failure: str | None = None
+        binding = bind_for_writing(graph, embedder)
+        self.space = binding.space or DEFAULT_SPACE
+        self.embedder: Embedder | None = binding.embedder
+        if embedder is not None and binding.embedder is None:
+            self.failure = binding.detail or binding.status
+        self.others = other_vector_properties(graph, self.space) if self.embedder else ()
 
     @property
     def status_if_missing(self) -> str:
@@ -226,7 +234,7 @@ def _ingest_scope(
         else:
             parsed.append(result)
     index = _knowledge_point_index(graph, scope, parsed, report)
-    model = embedding.embedder.name if embedding.embedder else "none"
+    model = embedding.space.name if embedding.embedder else "none"
     units = [build_unit(p, index, model=model) for p in parsed]
     pruning = options.prune and whole_scope
     states = (graph.read("ingest/document_states", scope=scope) if pruning else
@@ -271,8 +279,11 @@ def _ingest_scope(
             report.embeddings_computed += len(vectors)
             progress.embeddings(len(vectors))
             for unit in chunk:
-                written = write_unit(graph, unit, vectors, status, analyses,
-                                     if_match=options.if_match)  # fmt: skip
+                written = write_unit(
+                    graph, unit, vectors, status, analyses, if_match=options.if_match,
+                    vector_property=embedding.space.vector_property,
+                    other_vector_properties=embedding.others,
+                )  # fmt: skip
                 _report_write(report, unit.path, written.kind)
                 report.versions[unit.path] = written.version
                 report.writes = report.writes + written.counters
@@ -286,7 +297,9 @@ def _ingest_scope(
     if changed or gone:
         graph.write("ingest/refresh_degrees", scope=scope)
     started = time.perf_counter()
-    report.vector_indexes[scope] = refresh_scope_vector_index(graph, scope, settings)
+    report.vector_indexes[scope] = refresh_scope_vector_index(
+        graph, scope, settings, embedding.space
+    )
     report.scope_index_s[scope] = round(time.perf_counter() - started, 2)
 
 
@@ -363,7 +376,9 @@ def _vectors(
     have = {
         row["id"]: row["embeddingHash"]
         for row in graph.read(
-            "ingest/paragraph_embedding_hashes", documentIds=[u.id for u in chunk]
+            "ingest/paragraph_embedding_hashes",
+            documentIds=[u.id for u in chunk],
+            property=embedding.space.vector_property,
         )
     }
     todo = [p for u in chunk for p in u.paragraphs if have.get(p["id"]) != p["embeddingHash"]]

@@ -18,12 +18,15 @@ from typing import Literal
 import msgspec
 
 from service.db.graph import Graph
-from service.scope import scope_fulltext_index, scope_label, scope_vector_index
+from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace
+from service.scope import scope_fulltext_index, scope_label
 from service.settings import IngestSettings
 
 __all__ = [
     "ScopeIndexState",
     "ScopeIndexes",
+    "await_online",
+    "create_scope_vector_index",
     "refresh_scope_indexes",
     "refresh_scope_vector_index",
 ]
@@ -44,22 +47,26 @@ class ScopeIndexes(msgspec.Struct, frozen=True):
 
 
 def refresh_scope_vector_index(
-    graph: Graph, scope: str, settings: IngestSettings
+    graph: Graph, scope: str, settings: IngestSettings, space: EmbeddingSpace = DEFAULT_SPACE
 ) -> ScopeIndexState:
     """refresh_scope_indexes, reporting the vector index (what the ingest report lists)."""
-    return refresh_scope_indexes(graph, scope, settings).vector
+    return refresh_scope_indexes(graph, scope, settings, space).vector
 
 
-def refresh_scope_indexes(graph: Graph, scope: str, settings: IngestSettings) -> ScopeIndexes:
+def refresh_scope_indexes(
+    graph: Graph, scope: str, settings: IngestSettings, space: EmbeddingSpace = DEFAULT_SPACE
+) -> ScopeIndexes:
     """Create, complete or drop the scope's vector and full-text indexes to match its size;
-    idempotent and cheap when nothing changed (one count, one label scan). The vector index
-    counts embedded paragraphs, the full-text index all of them."""
-    counts = graph.read("scope/paragraph_counts", scope=scope)[0]
+    idempotent and cheap when nothing changed (one count, one label scan). The vector index is
+    the active model's (`space`) and counts its embedded paragraphs; the full-text index counts
+    all of them. A model being switched to gets its scope indexes from the switch
+    (ingest/embedding_models.py)."""
+    counts = graph.read("scope/paragraph_counts", scope=scope, property=space.vector_property)[0]
     wanted = {
         "vector": counts["embedded"] >= settings.scope_vector_index_min_paragraphs,
         "fulltext": counts["paragraphs"] >= settings.scope_fulltext_index_min_paragraphs,
     }
-    names = {"vector": scope_vector_index(scope), "fulltext": scope_fulltext_index(scope)}
+    names = {"vector": space.scope_index(scope), "fulltext": scope_fulltext_index(scope)}
     states: dict[str, ScopeIndexState] = {}
     for kind, want in wanted.items():
         if not want:
@@ -76,7 +83,10 @@ def refresh_scope_indexes(graph: Graph, scope: str, settings: IngestSettings) ->
         # searched apart (docs/benchmarks.md). Retrieval uses an own index only once every
         # paragraph of the scope carries the label (service/pipeline/channels.py).
         for kind in (k for k, want in wanted.items() if want):
-            graph.schema(_KINDS[kind][0], label=label, indexName=names[kind])
+            if kind == "vector":
+                create_scope_vector_index(graph, scope, space)
+            else:
+                graph.schema(_KINDS[kind][0], label=label, indexName=names[kind])
         while graph.write(
             "scope/label_paragraphs", scope=scope, label=label,
             batch=settings.scope_label_batch_paragraphs,
@@ -92,6 +102,20 @@ def refresh_scope_indexes(graph: Graph, scope: str, settings: IngestSettings) ->
                 graph, _KINDS[kind][1], names[kind], started + timeouts[kind]
             )
     return ScopeIndexes(vector=states["vector"], fulltext=states["fulltext"])
+
+
+def create_scope_vector_index(graph: Graph, scope: str, space: EmbeddingSpace) -> str:
+    """The scope's own vector index for the model's vectors (no-op when it exists)."""
+    name = space.scope_index(scope)
+    graph.schema("scope/paragraph_vector_index", label=scope_label(scope),
+                 vector_property=space.vector_property, indexName=name,
+                 dimensions=space.dimensions)  # fmt: skip
+    return name
+
+
+def await_online(graph: Graph, index: str, timeout_s: float) -> ScopeIndexState:
+    """Wait until the vector index is ONLINE (or the timeout passes: 'populating')."""
+    return _await_online(graph, "scope/vector_index_state", index, time.monotonic() + timeout_s)
 
 
 def _await_online(graph: Graph, statement: str, index: str, deadline: float) -> ScopeIndexState:

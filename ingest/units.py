@@ -16,7 +16,7 @@ import hashlib
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -249,7 +249,9 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
                 "scopeKey": scope_key(parsed.scope),
                 "headingId": heading_ids[block.heading] if block.heading >= 0 else None,
                 "contentHash": _hash(block.text),
-                "embeddingHash": _hash(model, embedding_text),
+                # The text every model's vector of the paragraph was made from (the vectors'
+                # properties say which models: service/embedding_space.py).
+                "embeddingHash": _hash(embedding_text),
                 "embeddingText": embedding_text,
             }
         )
@@ -301,8 +303,18 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
 
 def embedding_input(title: str, block: Block) -> str:
     """What the model embeds: the paragraph in its document and section context."""
-    context = " > ".join((title, *block.heading_path[1:])) if block.heading_path else title
-    return f"{context}\n{block.text}"
+    return embedding_text(title, block.heading_path, block.text)
+
+
+def embedding_text(title: str, heading_path: Sequence[str], text: str) -> str:
+    """embedding_input from a stored paragraph's parts (a model switch embeds these)."""
+    context = " > ".join((title, *heading_path[1:])) if heading_path else title
+    return f"{context}\n{text}"
+
+
+def embedding_hash(text: str) -> str:
+    """A paragraph's embeddingHash for its embedding text."""
+    return _hash(text)
 
 
 def _relations(

@@ -7,7 +7,7 @@ killed run can simply be run again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -24,6 +24,7 @@ from ingest.versions import (
     encode_structure,
 )
 from service.db.graph import Graph, WriteCounters
+from service.embedding_space import ORIGINAL_PROPERTY
 from service.errors import KgsError
 from service.graph_model import RELATION_TYPES
 from service.scope import scope_key
@@ -77,9 +78,13 @@ def write_unit(
     analyses: Mapping[str, bytes],
     *,
     if_match: int | None = None,
+    vector_property: str = ORIGINAL_PROPERTY,
+    other_vector_properties: Sequence[str] = (),
 ) -> UnitWrite:
     """`analyses` holds unit_analyses() of the unit (or more). `if_match`: the head version the
-    caller last saw; another head raises HeadChanged and nothing is written."""
+    caller last saw; another head raises HeadChanged and nothing is written. `vectors` are the
+    active model's, stored on `vector_property`; the other recorded models' vectors of a
+    re-embedded paragraph are removed (cypher/ingest/upsert_paragraphs)."""
     doc_id, scope = unit.id, str(unit.document["scope"])
     headings = [_without(h, _HEADING_LINK_FIELDS) for h in unit.headings]
     heading_links = [{"id": h["id"], "parentId": h["parentId"]} for h in unit.headings]
@@ -122,7 +127,8 @@ def write_unit(
             ("ingest/upsert_headings", {"rows": headings, "documentId": doc_id, "scope": scope}),
             ("ingest/link_headings", {"rows": heading_links, "documentId": doc_id}),
             ("ingest/upsert_paragraphs", {"rows": paragraphs, "documentId": doc_id,
-                                          "scope": scope}),
+                                          "scope": scope, "property": vector_property,
+                                          "others": list(other_vector_properties)}),
             ("ingest/link_paragraphs", {"rows": paragraph_links, "documentId": doc_id}),
             ("ingest/clear_document_knowledge", {"documentId": doc_id, "scope": scope}),
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,

@@ -115,9 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
     evaluate.set_defaults(run=_eval)
 
-    from ingest.history_cli import add_commands
+    from ingest import embeddings_cli, history_cli
 
-    add_commands(sub)
+    history_cli.add_commands(sub)
+    embeddings_cli.add_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the REST API")
     serve.add_argument("--host", default="127.0.0.1")
@@ -184,15 +185,11 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any], Any]:
-    from ingest.embeddings import SentenceTransformerEmbedder
+    from ingest.embeddings import ModelRoster
     from service.question.runner import answer_question, stage_settings
     from service.question.scope_choice import answer_best_scope, scopes_to_search
 
-    embedder = (
-        SentenceTransformerEmbedder(settings.embedding.for_queries())
-        if settings.embedding.enabled
-        else None
-    )
+    embedder = ModelRoster(settings.embedding.for_queries()) if settings.embedding.enabled else None
     with graph_session(settings, ensure_schema=False) as graph:
         if args.scope is None:  # the command line reads every scope
             scopes = scopes_to_search(graph, None, settings.api.max_question_scopes)
@@ -234,15 +231,11 @@ def _explain(args: argparse.Namespace, settings: Settings) -> int:
 def _probe(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
-    from ingest.embeddings import SentenceTransformerEmbedder
+    from ingest.embeddings import ModelRoster
     from service.probes.runner import run_probes
     from service.settings import project_root
 
-    embedder = (
-        SentenceTransformerEmbedder(settings.embedding.for_queries())
-        if settings.embedding.enabled
-        else None
-    )
+    embedder = ModelRoster(settings.embedding.for_queries()) if settings.embedding.enabled else None
     kb = Path(args.kb) if args.kb else project_root() / "knowledge_base"
     with graph_session(settings) as graph:
         _, failed = run_probes(graph, embedder, Path(args.cases), kb, settings)
@@ -276,15 +269,11 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 @contextmanager
 def _in_process_asker(settings: Settings) -> Iterator[Ask]:
     """The answer path of `kgs ask`, with one model and one driver for every question."""
-    from ingest.embeddings import SentenceTransformerEmbedder
+    from ingest.embeddings import ModelRoster
     from service.question.runner import answer_question, stage_settings
     from service.question.scope_choice import answer_best_scope, scopes_to_search
 
-    embedder = (
-        SentenceTransformerEmbedder(settings.embedding.for_queries())
-        if settings.embedding.enabled
-        else None
-    )
+    embedder = ModelRoster(settings.embedding.for_queries()) if settings.embedding.enabled else None
     with graph_session(settings, ensure_schema=False) as graph:
 
         def ask(question: str, scope: str | None, top_k: int) -> dict[str, Any]:

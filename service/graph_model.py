@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from neomodel import (
     ArrayProperty,
+    BooleanProperty,
     FloatProperty,
     IntegerProperty,
     RelationshipTo,
@@ -29,6 +30,7 @@ __all__ = [
     "ChangeEvent",
     "Document",
     "DocumentVersion",
+    "EmbeddingModel",
     "Heading",
     "KnowledgePoint",
     "Paragraph",
@@ -139,12 +141,15 @@ class ChangeEvent(StructuredNode):
     seq = IntegerProperty(required=True)
     kind = StringProperty(
         required=True,
-        choices={k: k for k in ("added", "updated", "restored", "withdrawn", "purged")},
-    )
-    document_id = StringProperty(db_property="documentId", required=True)
+        choices={k: k for k in ("added", "updated", "restored", "withdrawn", "purged",
+                                "modelActivated")},
+    )  # fmt: skip
+    document_id = StringProperty(db_property="documentId")  # None for modelActivated
     path = StringProperty()
     old_version = IntegerProperty(db_property="oldVersion")
     new_version = IntegerProperty(db_property="newVersion")
+    model = StringProperty()  # modelActivated: the model now active, and the one before
+    previous_model = StringProperty(db_property="previousModel")
     at = StringProperty()
     at_ms = IntegerProperty(db_property="atMs")
 
@@ -179,3 +184,22 @@ class KnowledgePoint(StructuredNode):
     applies_to = RelationshipTo("KnowledgePoint", "APPLIES_TO", model=Relation)
     references = RelationshipTo("KnowledgePoint", "REFERENCES", model=Relation)
     cites = RelationshipTo("KnowledgePoint", "CITES", model=Relation)
+
+
+class EmbeddingModel(StructuredNode):
+    """A model whose vectors paragraphs carry (service/embedding_space.py); `name` is
+    `model@dimensions`, unique (cypher/schema/embedding_model_unique). Exactly one is active;
+    cypher/embeddings/ holds the statements that change status."""
+
+    name = StringProperty(unique_index=True, required=True)
+    model = StringProperty(required=True)
+    dimensions = IntegerProperty(required=True)
+    normalised = BooleanProperty()
+    property = StringProperty(required=True)  # the paragraph property holding its vectors
+    index = StringProperty(required=True)  # its shared vector index
+    status = StringProperty(
+        required=True,
+        choices={s: s for s in ("building", "ready", "active", "standby", "retiring")},
+    )
+    created_at = StringProperty(db_property="createdAt")
+    activated_at = StringProperty(db_property="activatedAt")

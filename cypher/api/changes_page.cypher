@@ -1,5 +1,5 @@
 // mode: read
-// returns: seq, kind, documentId, path, oldVersion, newVersion, at
+// returns: seq, kind, documentId, path, oldVersion, newVersion, model, previousModel, at
 // A scope's publication events after a cursor, oldest first (GET /v1/changes): a range seek on
 // the change_event_unique constraint's index.
 // :param scope => 'waterglass'
@@ -8,6 +8,7 @@
 MATCH (e:ChangeEvent)
 WHERE e.scope = $scope AND e.seq > $after
 RETURN e.seq AS seq, e.kind AS kind, e.documentId AS documentId, e.path AS path,
-       e.oldVersion AS oldVersion, e.newVersion AS newVersion, e.at AS at
+       e.oldVersion AS oldVersion, e.newVersion AS newVersion, e.model AS model,
+       e.previousModel AS previousModel, e.at AS at
 ORDER BY e.seq
 LIMIT $limit

@@ -9,7 +9,9 @@
 // a scope none of whose paragraphs is among them gets no row). A scope without an embedded
 // paragraph gets no row. Both give Neo4j's cosine ((1 + cos) / 2, as answer/evidence_support).
 // :param scopes => ['opticalbench', 'kitchen', 'waterglass']
-// :param vector => [0.1, ...]   (the question's 384-dimension embedding)
+// :param vector => [0.1, ...]   (the question's embedding by the active model)
+// :param property => 'embedding'   (that model's paragraph property and shared index)
+// :param indexName => 'paragraph_embedding'
 // :param exactMaxParagraphs => 3000
 // :param candidates => 4000
 CALL () {
@@ -22,13 +24,13 @@ CALL (paragraphs) {
   WITH paragraphs
   WHERE paragraphs <= $exactMaxParagraphs
   MATCH (p:Paragraph)
-  WHERE p.scope IN $scopes AND p.embedding IS NOT NULL
-  RETURN p.scope AS scope, max(vector.similarity.cosine(p.embedding, $vector)) AS bestCosine,
+  WHERE p.scope IN $scopes AND p[$property] IS NOT NULL
+  RETURN p.scope AS scope, max(vector.similarity.cosine(p[$property], $vector)) AS bestCosine,
          'exact' AS method
   UNION ALL
   WITH paragraphs
   WHERE paragraphs > $exactMaxParagraphs
-  CALL db.index.vector.queryNodes('paragraph_embedding', $candidates, $vector)
+  CALL db.index.vector.queryNodes($indexName, $candidates, $vector)
   YIELD node, score
   WHERE node.scope IN $scopes
   RETURN node.scope AS scope, max(score) AS bestCosine, 'index' AS method

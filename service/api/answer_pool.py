@@ -214,7 +214,14 @@ def _open_worker(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the service stops us
     configure_json_logging()
     configure_text_caches(settings.text_cache)
-    opened = service_graph(settings, connection), ModelClient(model) if model else None
+    opened = (
+        service_graph(settings, connection),
+        (
+            ModelClient(model, settings.embedding.model, settings.embedding.dimensions)
+            if model
+            else None
+        ),
+    )
     freeze_startup_objects()
     return opened
 

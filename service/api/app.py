@@ -22,6 +22,7 @@ from service.api.browser_guide import browser_guide
 from service.api.changes import ChangeController
 from service.api.document_versions import DocumentVersionController
 from service.api.documents import DocumentController
+from service.api.embeddings import EmbeddingController
 from service.api.errors import problem_config, unexpected_error_handler
 from service.api.evidence_inspector import inspector_routes
 from service.api.health import health, ready
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         route_handlers=[
             QueryController, StreamController, DocumentController, KnowledgePointController,
             TraceController, AnswerController, DocumentVersionController, ChangeController,
+            EmbeddingController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too

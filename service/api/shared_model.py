@@ -6,8 +6,9 @@ with an authentication key) and get float32 vectors back; they never import PyTo
 service's embedder merges the texts of concurrent callers into one model call and keeps recent
 vectors, so the workers share its batching and its cache.
 
-Frames: a request is a msgpack list of texts; a reply is b"v" + float32 vectors, row after row,
-or b"e" + a UTF-8 message (the model failed: the worker raises EmbeddingError, as in-process).
+Frames: a request is a msgpack [model, dimensions, texts] (the model of the graph's active space,
+service/embedding_space.py); a reply is b"v" + float32 vectors, row after row, or b"e" + a UTF-8
+message (the model failed or cannot load: the worker raises EmbeddingError, as in-process).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from ingest.embeddings import Embedder, EmbeddingError
+from ingest.embeddings import EmbeddingError, ModelRoster
+from service.embedding_space import EmbeddingSpace
 
 __all__ = ["ModelAddress", "ModelClient", "ModelServer"]
 
@@ -41,11 +43,11 @@ class ModelAddress(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ModelServer:
-    """Serves `embedder` on a Unix socket in a private temporary directory; one thread per
-    connected worker thread (a worker holds a few: its answer thread and embedding pool)."""
+    """Serves the roster's models on a Unix socket in a private temporary directory; one thread
+    per connected worker thread (a worker holds a few: its answer thread and embedding pool)."""
 
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
+    def __init__(self, roster: ModelRoster) -> None:
+        self._roster = roster
         self._dir = tempfile.TemporaryDirectory(prefix="kgs-model-")
         path = str(Path(self._dir.name) / "model.sock")
         authkey = secrets.token_bytes(32)
@@ -72,11 +74,16 @@ class ModelServer:
         with connection:
             while True:
                 try:
-                    texts = msgspec.msgpack.decode(connection.recv_bytes(), type=list[str])
+                    model, dimensions, texts = msgspec.msgpack.decode(
+                        connection.recv_bytes(), type=tuple[str, int, list[str]]
+                    )
                 except (EOFError, OSError):
                     return  # the worker closed its end
                 try:
-                    vectors = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+                    space = EmbeddingSpace(model=model, dimensions=dimensions, vector_property="",
+                                           index="")  # fmt: skip
+                    embedder = self._roster.for_space(space)
+                    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
                     reply = _VECTORS + vectors.tobytes()
                 except EmbeddingError as error:
                     reply = _ERROR + str(error).encode()
@@ -93,11 +100,21 @@ class ModelServer:
 
 class ModelClient:
     """The worker side: `embed` as the in-process embedder does, one connection per thread
-    (a connection carries one request at a time)."""
+    (a connection carries one request at a time). `for_space` gives a client of another model
+    of the service's roster; it is loaded there on its first texts."""
 
-    def __init__(self, address: ModelAddress) -> None:
+    def __init__(self, address: ModelAddress, model: str, dimensions: int) -> None:
         self.address = address
+        self.name, self.dimensions = model, dimensions
         self._local = threading.local()
+        self._others: dict[tuple[str, int], ModelClient] = {}
+
+    def for_space(self, space: EmbeddingSpace) -> ModelClient:
+        key = (space.model, space.dimensions)
+        if key == (self.name, self.dimensions):
+            return self
+        # setdefault: one client (and its connections) per model, kept for the next questions
+        return self._others.setdefault(key, ModelClient(self.address, *key))
 
     def _connection(self) -> Connection:
         connection: Connection | None = getattr(self._local, "connection", None)
@@ -112,7 +129,7 @@ class ModelClient:
             return []
         try:
             connection = self._connection()
-            connection.send_bytes(msgspec.msgpack.encode(list(texts)))
+            connection.send_bytes(msgspec.msgpack.encode((self.name, self.dimensions, list(texts))))
             reply = connection.recv_bytes()
         except (EOFError, OSError) as error:
             self._local.connection = None  # the next call connects again

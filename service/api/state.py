@@ -13,7 +13,7 @@ import anyio
 from litestar import Litestar
 from neo4j.exceptions import DriverError, Neo4jError
 
-from ingest.embeddings import Embedder, EmbeddingError, SentenceTransformerEmbedder
+from ingest.embeddings import Embedder, EmbeddingError, ModelRoster
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
 from service.api.metrics import RECORD_GAUGES, count_record
@@ -23,6 +23,7 @@ from service.api.trace_store import TraceStore
 from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
+from service.embedding_space import bind_embedder
 from service.records import RecordWriter, record_stats
 from service.settings import Settings
 from service.text.text_cache import configure_text_caches
@@ -75,7 +76,8 @@ class AppResources:
             self._load_embedder()
         # Only with resources opened here: borrowed ones (tests) stay in this process.
         if self.connection and self._owns_embedder and self.settings.api.answer_processes:
-            self._model_server = ModelServer(self.embedder) if self.embedder else None
+            roster = self.embedder if isinstance(self.embedder, ModelRoster) else None
+            self._model_server = ModelServer(roster) if roster else None
             address = self._model_server.address if self._model_server else None
             self.answer_pool = AnswerPool(self.settings, self.connection, address)
         if self._owns_graph and self._owns_embedder:  # a served process, not a test's app
@@ -146,9 +148,13 @@ class AppResources:
         if not self.settings.embedding.enabled:
             self.model_state = "disabled"
             return
-        model = SentenceTransformerEmbedder(self.settings.embedding.for_queries())
+        model = ModelRoster(self.settings.embedding.for_queries())
         try:
             model.embed(["warm-up"])  # loads the weights now, not on the first question
+            if self.graph is not None:  # and the graph's active model, when it is another
+                active = bind_embedder(self.graph, model).embedder
+                if active is not None:
+                    active.embed(["warm-up"])
         except EmbeddingError as error:
             # Questions still get lexical retrieval; /ready reports the model as failed.
             self.model_state = f"failed: {error}"

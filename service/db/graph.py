@@ -224,16 +224,30 @@ class Graph:
                     raise
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def schema(self, name: str, *, label: str | None = None, **params: Any) -> None:
+    def schema(
+        self,
+        name: str,
+        *,
+        label: str | None = None,
+        vector_property: str | None = None,
+        **params: Any,
+    ) -> None:
         """`label`: the scope label that replaces the token ScopeLabel in the statement (a
-        schema command cannot take a label as a parameter); only a hash label is accepted."""
+        schema command cannot take a label or a property as a parameter); only a hash label is
+        accepted. `vector_property`: likewise for the token VectorProperty, only an embedding
+        model's property (service/embedding_space.py)."""
         stmt = self.registry.get(name)
         if stmt.mode != "schema":
             raise ValueError(f"{name} is not a schema statement")
-        if label is not None:
-            if not _SCOPE_LABEL.fullmatch(label) or _LABEL_TOKEN not in stmt.text:
-                raise ValueError(f"{name}: refused label {label!r}")
-            stmt = msgspec.structs.replace(stmt, text=stmt.text.replace(_LABEL_TOKEN, label))
+        for token, value, pattern in (
+            (_LABEL_TOKEN, label, _SCOPE_LABEL),
+            (_PROPERTY_TOKEN, vector_property, _PROPERTY),
+        ):
+            if value is None:
+                continue
+            if not pattern.fullmatch(value) or token not in stmt.text:
+                raise ValueError(f"{name}: refused {token} {value!r}")
+            stmt = msgspec.structs.replace(stmt, text=stmt.text.replace(token, value))
         with self._session() as session:
             started = time.perf_counter()
             session.run(self._query(stmt, name), params).consume()  # schema: auto-commit
@@ -287,5 +301,7 @@ _ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
 # The only identifier ever substituted into a statement: a scope's hash label (service/scope.py).
 _LABEL_TOKEN = "ScopeLabel"
 _SCOPE_LABEL = re.compile(r"Scope_s[0-9a-f]{16}")
+_PROPERTY_TOKEN = "VectorProperty"
+_PROPERTY = re.compile(r"embedding(_m[0-9a-f]{8})?")  # as service/embedding_space.py names them
 # Row batches and vectors are too large to echo into a trace; their statements name them.
 _BULK_PARAMS = frozenset({"rows", "embedding_rows", "sourceText", "structure"})

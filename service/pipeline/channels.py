@@ -13,12 +13,13 @@ import msgspec
 from neo4j.exceptions import ClientError
 
 from service.db.graph import Graph, Row
+from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace
 from service.pipeline.background import read_in_background
 from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.lucene import lucene_clauses
 from service.pipeline.names import NameMatch, names_lead
 from service.pipeline.plan import QueryPlan
-from service.scope import scope_fulltext_index, scope_label, scope_vector_index
+from service.scope import scope_fulltext_index, scope_label
 from service.settings import PipelineSettings
 
 __all__ = [
@@ -54,19 +55,22 @@ class ScopeSize(msgspec.Struct, frozen=True):
     own_fulltext_index: bool = False  # the scope's own full-text index is ONLINE
 
 
-_SIZES: dict[str, tuple[float, ScopeSize]] = {}  # scope -> (time read, size)
+# (scope, the model's vector property) -> (time read, size)
+_SIZES: dict[tuple[str, str], tuple[float, ScopeSize]] = {}
 
 
 _SIZES_TTL_S = 60.0
 _SIZES_MAX_SCOPES = 1024
 
 
-def scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSize:
+def scope_size(
+    graph: Graph, scope: str, settings: PipelineSettings, space: EmbeddingSpace = DEFAULT_SPACE
+) -> ScopeSize:
     """Cached for a minute: only used to choose exact, own-index or shared-index search (a
     stale size never makes full-text scores inexact: the exact statement counts the scope
-    itself, and a missing own index falls back to it)."""
+    itself, and a missing own index falls back to it). `own_index` is the model's (`space`)."""
     now = time.monotonic()
-    cached = _SIZES.get(scope)
+    cached = _SIZES.get((scope, space.vector_property))
     if cached and now - cached[0] < _SIZES_TTL_S:
         return cached[1]
     row = graph.read("retrieval/paragraph_counts", scope=scope, label=scope_label(scope))[0]
@@ -77,7 +81,7 @@ def scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSiz
     own = (
         complete
         and in_scope > settings.exact_vector_max_paragraphs
-        and _online(graph, "scope/vector_index_state", scope_vector_index(scope))
+        and _online(graph, "scope/vector_index_state", space.scope_index(scope))
     )
     own_fulltext = (
         complete
@@ -86,8 +90,14 @@ def scope_size(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeSiz
     )
     if len(_SIZES) >= _SIZES_MAX_SCOPES:
         _SIZES.clear()
-    _SIZES[scope] = (now, ScopeSize(in_scope, int(row["allParagraphs"]), own, own_fulltext))
-    return _SIZES[scope][1]
+    size = ScopeSize(in_scope, int(row["allParagraphs"]), own, own_fulltext)
+    _SIZES[(scope, space.vector_property)] = (now, size)
+    return size
+
+
+def _forget_size(scope: str) -> None:
+    for key in [k for k in _SIZES if k[0] == scope]:
+        _SIZES.pop(key, None)
 
 
 def _online(graph: Graph, statement: str, index: str) -> bool:
@@ -100,6 +110,7 @@ def early_vector_read(
     query_vector: Sequence[float] | Future[list[float]] | None,
     settings: PipelineSettings,
     channels: frozenset[str],
+    space: EmbeddingSpace = DEFAULT_SPACE,
 ) -> Future[list[Row]] | None:
     """A large scope whose own indexes are complete, with the question's vector at hand: its
     HNSW search starts now, beside the name read it does not depend on. None otherwise (while
@@ -109,7 +120,7 @@ def early_vector_read(
         return None
     if isinstance(query_vector, Future) and not query_vector.done():
         return None
-    size = scope_size(graph, plan.scope, settings)
+    size = scope_size(graph, plan.scope, settings, space)
     large = size.paragraphs > max(
         settings.exact_vector_max_paragraphs, settings.exact_fulltext_max_paragraphs
     )
@@ -118,7 +129,7 @@ def early_vector_read(
     vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
     return read_in_background(
         graph, "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
-        limit=settings.retrieval_candidates, indexName=scope_vector_index(plan.scope),
+        limit=settings.retrieval_candidates, indexName=space.scope_index(plan.scope),
     )  # fmt: skip
 
 
@@ -148,7 +159,7 @@ def one_read(
         )  # fmt: skip
         vector_rows = vector_read.result()
     except ClientError:  # an index dropped (the scope shrank) since its state was cached
-        _SIZES.pop(plan.scope, None)
+        _forget_size(plan.scope)
         return None
     found: Channels = {}
     if "fulltext" in channels:
@@ -174,6 +185,7 @@ def channel_reads(
     query_vector: Sequence[float] | Future[list[float]] | None,
     settings: PipelineSettings,
     channels: frozenset[str],
+    space: EmbeddingSpace = DEFAULT_SPACE,
 ) -> tuple[str, str, str, Channels]:
     """The channels one statement each: exact search in small scopes, the shared vector index
     while a scope's own one is populating, and the reads that overlap the embedding."""
@@ -188,18 +200,19 @@ def channel_reads(
     lead = _lead_candidates(graph, plan, names) if "knowledgePoint" in channels else None
     vector_mode = "none"
     if query_vector is not None and "vector" in channels:
-        size = scope_size(graph, plan.scope, settings)
+        size = scope_size(graph, plan.scope, settings, space)
         vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
         if size.paragraphs <= settings.exact_vector_max_paragraphs:
             vector_mode = "exact"
             rows = graph.read(
-                "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit
-            )
+                "retrieval/vector_paragraphs_exact", scope=plan.scope, vector=vector, limit=limit,
+                property=space.vector_property,
+            )  # fmt: skip
         elif size.own_index:
             vector_mode = "scope_index"
             rows = graph.read(
                 "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
-                limit=limit, indexName=scope_vector_index(plan.scope),
+                limit=limit, indexName=space.scope_index(plan.scope),
             )  # fmt: skip
         else:
             # The shared index ranks every scope; ask for enough that `limit` are this scope's.
@@ -211,7 +224,7 @@ def channel_reads(
             vector_mode = f"index:{candidates}"
             rows = graph.read(
                 "retrieval/vector_paragraphs_index", scope=plan.scope, vector=vector, limit=limit,
-                candidates=candidates,
+                candidates=candidates, indexName=space.index,
             )  # fmt: skip
         found["vector"] = _candidates(rows)
     if lead is not None:
@@ -241,7 +254,7 @@ def _fulltext(
                 lucene=own, scope=scope, limit=limit,
             )  # fmt: skip
         except ClientError:  # dropped (the scope shrank) since its state was cached
-            _SIZES.pop(scope, None)
+            _forget_size(scope)
         else:
             ranked = sorted(_candidates(rows), key=lambda c: (-c.score, c.paragraph_id))
             return own, "scope_index", ranked

@@ -24,6 +24,7 @@ from concurrent.futures import Future
 import msgspec
 
 from service.db.graph import Graph
+from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace
 from service.pipeline.channels import (
     CHANNELS,
     Candidate,
@@ -210,13 +211,15 @@ def retrieve_spans(
     *,
     top_k: int | None = None,
     channels: frozenset[str] = CHANNELS,
+    space: EmbeddingSpace = DEFAULT_SPACE,
 ) -> Retrieval:
     """`query_vector` may be a Future: the question's embedding then computes while the name
     channel, the full-text channel and the named documents' lead paragraphs are read (they wait on
     Neo4j, the model on the CPU). With the vector at hand, a large scope's HNSW search runs beside
     the name read and full-text and leads come in one statement (early_vector_read, one_read).
-    `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations)."""
-    vector_read = early_vector_read(graph, plan, query_vector, settings, channels)
+    `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations).
+    `space`: the model that made `query_vector` (service/embedding_space.py)."""
+    vector_read = early_vector_read(graph, plan, query_vector, settings, channels, space)
     kps = graph.read(
         "retrieval/knowledge_point_candidates",
         lucene=name_query(plan.scope, plan.query),
@@ -239,7 +242,7 @@ def retrieve_spans(
         lucene, fulltext_mode, vector_mode, found = combined
     else:
         lucene, fulltext_mode, vector_mode, found = channel_reads(
-            graph, plan, names, terms, expansions, lucene, query_vector, settings, channels
+            graph, plan, names, terms, expansions, lucene, query_vector, settings, channels, space
         )
 
     weights = {

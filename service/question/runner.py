@@ -39,6 +39,7 @@ from service.answer.sufficiency import (
     review_sufficiency,
 )
 from service.db.graph import Graph
+from service.embedding_space import DEFAULT_SPACE, Binding, bind_embedder
 from service.errors import KgsError
 from service.pipeline.augment import Augmentation, augment_documents
 from service.pipeline.context_pack import (
@@ -130,6 +131,7 @@ class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
     retrieval: Retrieval
     vector: list[float] | None  # the question's embedding
     timings_ms: dict[str, float]  # the stages already run (plan, retrieval, ...)
+    binding: Binding  # the model that embedded it (service/embedding_space.py)
 
 
 class _Pass(msgspec.Struct, frozen=True, kw_only=True):
@@ -171,14 +173,18 @@ def answer_question(
         started = now
 
     if retrieved is None:
+        binding = bind_embedder(graph, embedder)
+        embedder, space = binding.embedder, binding.space or DEFAULT_SPACE
         plan = plan_query(query, scope, depth)
         lap("plan")
         embedding = embed_in_background(embedder, plan.query) if embedder is not None else None
-        retrieval = retrieve_spans(run, plan, embedding, settings, top_k=top_k)
+        retrieval = retrieve_spans(run, plan, embedding, settings, top_k=top_k, space=space)
         vector = embedding.result() if embedding is not None else None
         lap("retrieval")
     else:
         plan, retrieval, vector = retrieved.plan, retrieved.retrieval, retrieved.vector
+        binding = retrieved.binding
+        embedder, space = binding.embedder, binding.space or DEFAULT_SPACE
         timings.update(retrieved.timings_ms)
     named = {compact_key(n.matched): n.id for n in retrieval.names}
     operand_points = [(n.operand, n.id) for n in retrieval.names if n.operand is not None]
@@ -202,7 +208,7 @@ def answer_question(
         )  # fmt: skip
         lap("contextPack")
         if support is None:
-            support, validity = _support(run, retrieval, vector, sentences)
+            support, validity = _support(run, retrieval, vector, sentences, space.vector_property)
             lap("support")
         review = review_sufficiency(
             plan, pack, context, named=named, operand_points=operand_points, validity=validity,
@@ -312,6 +318,7 @@ def answer_question(
             "traceId": trace.trace_id(plan.query, scope, pack.replay_id),
             "plan": trace.camel(plan),
             "timingsMs": timings,
+            "embedding": binding.trace(),
             "retrieval": trace.retrieval_trace(retrieval),
             "graphContext": trace.graph_trace(context),
             "ragContextPack": trace.pack_trace(pack, final.augmentation.documents_read),
@@ -373,11 +380,13 @@ def _support(
     retrieval: Retrieval,
     vector: Sequence[float] | None,
     sentences: _Sentences | None,
+    vector_property: str,
 ) -> tuple[EvidenceSupport, dict[str, DocumentValidity]]:
     ids = [h.paragraph_id for h in retrieval.hits]
     if not ids:
         return EvidenceSupport(), {}
-    rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector or []))
+    rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector or []),
+                      property=vector_property)  # fmt: skip
     stored = {str(r["paragraphId"]): float(r["cosine"]) for r in rows if r["cosine"] is not None}
     best = retrieval.hits[0]
     others = [stored[h.paragraph_id] for h in retrieval.hits

@@ -52,6 +52,7 @@ import msgspec
 
 from service.answer.judge import ChatCompleter
 from service.db.graph import Graph
+from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace, bind_embedder
 from service.pipeline.lucene import lucene_query
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Retrieval, retrieve_spans
@@ -153,6 +154,8 @@ def answer_best_scope(
     scopes = list(dict.fromkeys(scopes))
     run = graph.child()
     started = time.perf_counter()
+    binding = bind_embedder(graph, embedder)
+    embedder, space = binding.embedder, binding.space or DEFAULT_SPACE
     first = plan_query(query, scopes[0], depth)
     embedding = embed_in_background(embedder, first.query) if embedder is not None else None
     timings = {"plan": _since(started)}
@@ -164,7 +167,7 @@ def answer_best_scope(
             vector = embedding.result()
             timings["embedding"] = _since(mark)
         mark = time.perf_counter()
-        pre = _pre_ranking(run, scopes, first, vector, settings, wanted)
+        pre = _pre_ranking(run, scopes, first, vector, settings, wanted, space)
         timings["scopePreRanking"] = _since(mark)
     else:
         everyone = tuple(PreRank(scope=s, best_cosine=None) for s in scopes)
@@ -172,17 +175,18 @@ def answer_best_scope(
     mark = time.perf_counter()
     plans = {scope: plan_query(query, scope, depth) for scope in pre.retrieve}
     retrievals = {
-        scope: retrieve_spans(run, plans[scope], embedding, settings, top_k=top_k)
+        scope: retrieve_spans(run, plans[scope], embedding, settings, top_k=top_k, space=space)
         for scope in pre.retrieve
     }
     vector = embedding.result() if embedding is not None else None
     timings["retrieval"] = _since(mark)
     mark = time.perf_counter()
-    ranked = rank_scopes(_scores(run, plans, retrievals, vector)) if len(plans) > 1 else []
+    ranked = (rank_scopes(_scores(run, plans, retrievals, vector, space.vector_property))
+              if len(plans) > 1 else [])  # fmt: skip
     chosen = ranked[0].scope if ranked else pre.retrieve[0]
     timings["scopeChoice"] = _since(mark)
     retrieved = Retrieved(plan=plans[chosen], retrieval=retrievals[chosen], vector=vector,
-                          timings_ms=timings)  # fmt: skip
+                          timings_ms=timings, binding=binding)  # fmt: skip
     response = answer_question(
         run, embedder, query, scope=chosen, depth=depth, top_k=top_k, settings=settings,
         answer_settings=answer_settings, conflict_settings=conflict_settings, llm=llm,
@@ -246,6 +250,7 @@ def _pre_ranking(
     vector: Sequence[float] | None,
     settings: PipelineSettings,
     candidates: int,
+    space: EmbeddingSpace,
 ) -> PreRanking:
     """`scopes` ranked with the statements of the module's step 2, best `candidates` kept."""
     allowed = set(scopes)
@@ -255,7 +260,8 @@ def _pre_ranking(
         rows = graph.read(
             "scope/rank_scopes_vector", scopes=list(scopes), vector=list(vector),
             exactMaxParagraphs=settings.exact_vector_max_paragraphs,
-            candidates=settings.vector_max_candidates,
+            candidates=settings.vector_max_candidates, property=space.vector_property,
+            indexName=space.index,
         )  # fmt: skip
         cosines = {str(r["scope"]): round(float(r["bestCosine"]), 6) for r in rows
                    if r["scope"] in allowed and r["bestCosine"] is not None}  # fmt: skip
@@ -295,11 +301,13 @@ def _scores(
     plans: dict[str, QueryPlan],
     retrievals: dict[str, Retrieval],
     vector: Sequence[float] | None,
+    vector_property: str,
 ) -> list[ScopeScore]:
     cosines: dict[str, float] = {}
     ids = [h.paragraph_id for r in retrievals.values() for h in r.hits]
     if vector is not None and ids:
-        rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector))
+        rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector),
+                          property=vector_property)  # fmt: skip
         cosines = {str(r["paragraphId"]): float(r["cosine"]) for r in rows
                    if r["cosine"] is not None}  # fmt: skip
     scores = []

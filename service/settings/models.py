@@ -33,6 +33,13 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     # less time, since no Python runs between the layers. Other models use the model as is.
     traced: bool = True
     enabled: Annotated[bool, env_name("KGS_EMBEDDINGS")] = True
+    # Model switches (ingest/embedding_models.py): paragraphs embedded and written per batch,
+    # activation attempts while writes keep adding paragraphs, how long to wait for a new vector
+    # index to populate, and how many sampled paragraphs probe the audit's agreement.
+    switch_batch: int = 256
+    switch_attempts: int = 5
+    switch_index_timeout_s: float = 600.0
+    audit_questions: Annotated[int, ZERO_ALLOWED] = 40
 
     def for_queries(self) -> EmbeddingSettings:
         """These settings as the answering side uses them (`query_threads`, the cache)."""

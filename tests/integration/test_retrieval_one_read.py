@@ -98,9 +98,9 @@ def test_an_own_index_is_not_used_until_every_paragraph_is_labelled(
     graph.driver.execute_query(
         f"MATCH (p:{label}) WITH p LIMIT 1 REMOVE p:{label}", database_=graph.database
     )  # as between writing new paragraphs and labelling them
-    channels._SIZES.pop(large_scope, None)
+    channels._forget_size(large_scope)
     plan = plan_query("which insects pollinate flowers?", large_scope)
     found = retrieval.retrieve_spans(graph.child(), plan, embedder.embed([plan.query])[0], SETTINGS)
     assert found.fulltext_mode == "exact" and found.vector_mode.startswith("index:")
     assert found.hits[0].path.endswith("topic4.md")  # the shared index still finds it
-    channels._SIZES.pop(large_scope, None)
+    channels._forget_size(large_scope)

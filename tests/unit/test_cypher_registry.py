@@ -91,8 +91,13 @@ def test_shipped_registry_loads_and_every_file_declares_a_mode() -> None:
     registry = CypherRegistry.load(project_root() / "cypher")
     assert len(registry) >= 10
     assert {s.mode for s in registry} <= {"read", "write", "schema"}
-    # schema/: applied at start-up; scope/: one large scope's own index, applied by ingest.
-    assert all(s.name.startswith(("schema/", "scope/")) for s in registry if s.mode == "schema")
+    # schema/: applied at start-up; scope/: one large scope's own index, applied by ingest;
+    # embeddings/: a switched-to model's shared vector index, applied by the switch.
+    assert all(
+        s.name.startswith(("schema/", "scope/", "embeddings/"))
+        for s in registry
+        if s.mode == "schema"
+    )
 
 
 def test_leading_browser_param_lines_are_kept_apart_from_the_statement(tmp_path: Path) -> None:
