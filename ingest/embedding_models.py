@@ -27,7 +27,6 @@ from service.db.graph import Graph
 from service.embedding_space import (
     Binding,
     EmbeddingSpace,
-    active_space,
     bind_embedder,
     forget_active_space,
     parse_model_spec,
@@ -42,10 +41,10 @@ __all__ = [
     "ModelSwitchError",
     "SwitchReport",
     "activate",
-    "bind_for_writing",
     "fill",
     "list_models",
     "other_vector_properties",
+    "record_first_model",
     "retire",
     "rollback",
     "switch",
@@ -86,14 +85,13 @@ class SwitchReport(msgspec.Struct, frozen=True, kw_only=True):
     elapsed_s: float
 
 
-def bind_for_writing(graph: Graph, embedder: Embedder | None) -> Binding:
-    """bind_embedder for ingestion: a graph with no model recorded records the embedder's model
-    as its first (the vectors on `embedding` are then known to be that model's)."""
-    name, dimensions = getattr(embedder, "name", None), getattr(embedder, "dimensions", None)
-    if embedder is not None and name and dimensions and active_space(graph) is None:
-        model = getattr(embedder, "stands_in_for", None) or name
-        _record_first(graph, space_for(str(model), int(dimensions), original=True))
-    return bind_embedder(graph, embedder)
+def record_first_model(graph: Graph, binding: Binding) -> None:
+    """Once the embedder of a graph without a recorded model has made its first vectors: record
+    its model as the graph's first (the vectors on `embedding` are known to be that model's).
+    Never before: a model that fails to load must not become the graph's model."""
+    if not binding.recorded and binding.space is not None and binding.embedder is not None:
+        graph.write("embeddings/record_first_model", **_model_params(binding.space))
+        forget_active_space()
 
 
 def other_vector_properties(graph: Graph, space: EmbeddingSpace) -> tuple[str, ...]:
@@ -309,9 +307,11 @@ def _build_indexes(
 
 def _current(graph: Graph, roster: ModelRoster) -> EmbeddingSpace:
     """The active model, recording the roster's configured model when none is yet."""
-    binding = bind_for_writing(graph, roster)
-    if binding.space is None:
-        raise ModelSwitchError("no embedding model: embeddings are disabled")
+    binding = bind_embedder(graph, roster)
+    if binding.space is None or binding.embedder is None:
+        raise ModelSwitchError(f"the active model cannot embed: {binding.detail or binding.status}")
+    roster.for_space(binding.space).load()
+    record_first_model(graph, binding)
     return binding.space
 
 
@@ -320,11 +320,6 @@ def _registered(graph: Graph, name: str) -> EmbeddingSpace | None:
         if row["name"] == name:
             return space_of_row(row)
     return None
-
-
-def _record_first(graph: Graph, space: EmbeddingSpace) -> None:
-    graph.write("embeddings/record_first_model", **_model_params(space))
-    forget_active_space()
 
 
 def _model_params(space: EmbeddingSpace) -> dict[str, object]:

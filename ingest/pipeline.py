@@ -17,7 +17,7 @@ from typing import Protocol
 
 import msgspec
 
-from ingest.embedding_models import bind_for_writing, other_vector_properties
+from ingest.embedding_models import other_vector_properties, record_first_model
 from ingest.embeddings import Embedder, EmbeddingError
 from ingest.problems import Problem
 from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
@@ -25,7 +25,7 @@ from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_
 from ingest.versions import ACTIVE
 from ingest.writer import prune_knowledge_points, unit_analyses, withdraw_document, write_unit
 from service.db.graph import Graph, WriteCounters
-from service.embedding_space import DEFAULT_SPACE
+from service.embedding_space import DEFAULT_SPACE, bind_embedder
 from service.errors import KgsError
 from service.settings import IngestSettings
 
@@ -190,11 +190,11 @@ class _EmbeddingState:
 
     def __init__(self, graph: Graph, embedder: Embedder | None) -> None:
         self.failure: str | None = None
-        binding = bind_for_writing(graph, embedder)
-        self.space = binding.space or DEFAULT_SPACE
-        self.embedder: Embedder | None = binding.embedder
-        if embedder is not None and binding.embedder is None:
-            self.failure = binding.detail or binding.status
+        self.graph, self.binding = graph, bind_embedder(graph, embedder)
+        self.space = self.binding.space or DEFAULT_SPACE
+        self.embedder: Embedder | None = self.binding.embedder
+        if embedder is not None and self.embedder is None:
+            self.failure = self.binding.detail or self.binding.status
         self.others = other_vector_properties(graph, self.space) if self.embedder else ()
 
     @property
@@ -207,10 +207,14 @@ class _EmbeddingState:
         if self.embedder is None or self.failure is not None:
             return None
         try:
-            return self.embedder.embed(texts)
+            vectors = self.embedder.embed(texts)
         except EmbeddingError as error:
             self.failure = str(error)
             return None
+        if not self.binding.recorded:  # the graph's first model, now that it works
+            record_first_model(self.graph, self.binding)
+            self.binding = msgspec.structs.replace(self.binding, recorded=True)
+        return vectors
 
 
 def _ingest_scope(

@@ -89,10 +89,10 @@ DEFAULT_SPACE = space_for("all-MiniLM-L6-v2", 384, original=True)
 def parse_model_spec(spec: str, default_dimensions: int) -> tuple[str, int]:
     """`MODEL` or `MODEL@DIMENSIONS` (a smaller dimension truncates the model's vectors, as
     sentence-transformers' truncate_dim does, and normalises them again)."""
-    model, _, dims = spec.strip().rpartition("@") if "@" in spec else (spec.strip(), "", "")
+    model, at, dims = spec.strip().rpartition("@") if "@" in spec else (spec.strip(), "", "")
     if not model:
         raise ModelSpecError(f"no model name in {spec!r}")
-    if not dims:
+    if not at:
         return model, default_dimensions
     if not dims.isdigit() or not 1 <= int(dims) <= 4096:
         raise ModelSpecError(f"dimensions must be an integer from 1 to 4096, not {dims!r}")
@@ -141,6 +141,7 @@ class Binding(msgspec.Struct, frozen=True, kw_only=True):
     embedder: Any  # _Embedder | None: None means lexical retrieval only
     status: Literal["used", "mismatch", "unavailable", "disabled"]
     detail: str = ""
+    recorded: bool = True  # False: no model recorded yet, `space` is the embedder's own
 
     def trace(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -165,6 +166,7 @@ def bind_embedder(graph: Graph, embedder: _Embedder | None) -> Binding:
     space = active_space(graph)
     if space is None:  # nothing recorded yet: the vectors on `embedding` are this model's
         space = space_for(str(own_model or "unnamed"), int(own_dimensions or 0), original=True)
+        return Binding(space=space, embedder=embedder, status="used", recorded=False)
     for_space = getattr(embedder, "for_space", None)
     if for_space is not None:
         try:

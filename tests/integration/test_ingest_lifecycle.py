@@ -8,15 +8,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ingest import units
-from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.embeddings import EmbeddingError, SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
 from service.pipeline.augment import document_rows, passage_of
-from service.settings import EmbeddingSettings, Settings
+from service.settings import Settings
 from service.text.analysis import decode_analysis
 from service.text.facts import paragraph_analysis
 from tests.integration.conftest import delete_scope
@@ -53,6 +54,11 @@ flowchart LR
 """
 
 MALFORMED = "---\nid: broken\ntitle: a: b\n---\n# Broken\n\nNever ingested.\n"
+
+
+class _Unloadable(SentenceTransformerEmbedder):
+    def _load(self) -> Any:
+        raise EmbeddingError(f"cannot load embedding model {self.name!r}: its files are gone")
 
 
 def _kb(root: Path, scope: str, files: dict[str, str]) -> Path:
@@ -170,18 +176,18 @@ def test_model_failure_degrades_to_lexical_only_then_recovers(
     tmp_path: Path,
 ) -> None:
     root = _kb(tmp_path, scope, {"alpha.md": ALPHA, "beta.md": BETA})
-    broken = SentenceTransformerEmbedder(EmbeddingSettings(model="/nonexistent/model-dir"))
+    broken = _Unloadable(settings.embedding)  # the graph's model, whose files are gone
     report = ingest(graph, broken, root, IngestOptions(), settings.ingest)
     assert report.failed_files == [] and len(report.added) == 2
     assert report.embedding_failure and "cannot load embedding model" in report.embedding_failure
     rows = graph.read("explore/document_paragraphs", path=f"{scope}/alpha.md")
-    assert rows and not any(r["embedded"] for r in rows)
+    assert rows and not any(r["vectors"] for r in rows)
 
     healed = ingest(graph, embedder, root, IngestOptions(), settings.ingest)
     assert sorted(healed.updated) == [f"{scope}/alpha.md", f"{scope}/beta.md"]
     assert healed.embeddings_computed == healed.paragraphs_written
     rows = graph.read("explore/document_paragraphs", path=f"{scope}/alpha.md")
-    assert all(r["embedded"] for r in rows)
+    assert all(r["vectors"] == ["embedding"] for r in rows)
 
 
 def _snapshot(graph: Graph, scope: str, paths: list[str]) -> dict[str, object]:

@@ -86,7 +86,7 @@ def test_offsets_reproduce_the_source_text(shipped: Ingested, graph: Graph) -> N
                 row["ordinal"],
             )
             assert source.count("\n", 0, row["startOffset"]) + 1 == row["startLine"]
-            assert row["embedded"]
+            assert row["vectors"] == ["embedding"]
             checked += 1
         for row in graph.read("explore/document_headings", path=path):
             assert source[row["startOffset"] : row["endOffset"]] == row["text"], (path, row["text"])
