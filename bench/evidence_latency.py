@@ -47,16 +47,14 @@ import zlib
 
 from latency import OUT, ROOT
 from latency.corpus import (
-    BASE_VECTORS,
     SCALES,
     SPREAD_SCALES,
     Corpus,
     SyntheticEmbedder,
-    base_vectors,
     ensure_corpus,
     generate,
-    parse_all,
     sentences,
+    synthetic_embedder,
     vocabulary,
 )
 from latency.graphrag import FULLTEXT_INDEX, RETRIEVAL_QUERY, VECTOR_INDEX, graphrag_side
@@ -65,7 +63,6 @@ from latency.report import report, summary
 from latency.timing import MEASURES, WARMUP_QUESTIONS, ScaleResult, time_scale
 
 from ingest.embeddings import SentenceTransformerEmbedder, model_location
-from ingest.units import embedding_input
 from service.api.process import freeze_startup_objects
 from service.db import open_graph
 from service.settings import Settings
@@ -120,15 +117,6 @@ def main() -> None:
     corpora = {s: scale_corpora(s) for s in scales}
     base_corpus = generate(*SCALES["10k"], pool, words)
 
-    def base_texts() -> list[str]:
-        texts: list[str] = []
-        for parsed in parse_all(base_corpus, settings.ingest.max_paragraph_chars):
-            title = parsed.knowledge_points[0].title
-            texts += [embedding_input(title, b) for b in parsed.markdown.blocks]
-            if len(texts) >= BASE_VECTORS:
-                break
-        return texts[:BASE_VECTORS]
-
     graph, connection, close = open_graph(settings)
     try:
         embedder = SentenceTransformerEmbedder(settings.embedding.for_queries())  # as served
@@ -137,10 +125,9 @@ def main() -> None:
         synthetic: list[SyntheticEmbedder] = []
 
         def make_synthetic() -> SyntheticEmbedder:
-            if not synthetic:
-                texts = base_texts()
-                vectors = base_vectors(texts, embedder)
-                synthetic.append(SyntheticEmbedder(texts, vectors, embedder.name))
+            if not synthetic:  # only when a corpus must be written
+                limit = settings.ingest.max_paragraph_chars
+                synthetic.append(synthetic_embedder(embedder, base_corpus, limit))
             return synthetic[0]
 
         written = {

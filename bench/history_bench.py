@@ -30,15 +30,13 @@ from collections.abc import Callable
 
 from latency import OUT
 from latency.corpus import (
-    BASE_VECTORS,
     SCALES,
     Corpus,
     SyntheticEmbedder,
-    base_vectors,
     ensure_corpus,
     generate,
-    parse_all,
     sentences,
+    synthetic_embedder,
     vocabulary,
 )
 from latency.questions import make_questions
@@ -46,7 +44,6 @@ from latency.report import summary
 from latency.timing import evidence_path
 
 from ingest.embeddings import SentenceTransformerEmbedder
-from ingest.units import embedding_input
 from service.api.process import freeze_startup_objects
 from service.db import open_graph
 from service.db.graph import Graph
@@ -102,14 +99,7 @@ def main() -> None:
     try:
         embedder = SentenceTransformerEmbedder(settings.embedding.for_queries())
         embedder.embed(["warm the model"])
-        texts: list[str] = []
-        for parsed in parse_all(base_corpus, settings.ingest.max_paragraph_chars):
-            title = parsed.knowledge_points[0].title
-            texts += [embedding_input(title, b) for b in parsed.markdown.blocks]
-            if len(texts) >= BASE_VECTORS:
-                break
-        texts = texts[:BASE_VECTORS]
-        synthetic = SyntheticEmbedder(texts, base_vectors(texts, embedder), embedder.name)
+        synthetic = synthetic_embedder(embedder, base_corpus, settings.ingest.max_paragraph_chars)
 
         def make_synthetic() -> SyntheticEmbedder:
             return synthetic

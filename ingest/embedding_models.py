@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgspec
 
@@ -191,9 +192,12 @@ def activate(
     """Make the recorded model `name` the active one, in one transaction, once every paragraph
     has its vector (embedding what ingestion added meanwhile first). Returns the model active
     before. Rollback is this for the previous model."""
-    space = _registered(graph, name)
-    if space is None:
+    row = _registered_row(graph, name)
+    if row is None:
         raise ModelSwitchError(f"no recorded model {name}")
+    if row["status"] not in ("ready", "standby", "active"):
+        raise ModelSwitchError(f"{name} is {row['status']}: `kgs embeddings switch` builds it")
+    space = space_of_row(row)
     embedder = roster.for_space(space)
     for _ in range(settings.switch_attempts):
         fill(graph, embedder, space, settings.switch_batch, progress)
@@ -315,11 +319,13 @@ def _current(graph: Graph, roster: ModelRoster) -> EmbeddingSpace:
     return binding.space
 
 
+def _registered_row(graph: Graph, name: str) -> dict[str, Any] | None:
+    return next((r for r in graph.read("embeddings/models") if r["name"] == name), None)
+
+
 def _registered(graph: Graph, name: str) -> EmbeddingSpace | None:
-    for row in graph.read("embeddings/models"):
-        if row["name"] == name:
-            return space_of_row(row)
-    return None
+    row = _registered_row(graph, name)
+    return space_of_row(row) if row else None
 
 
 def _model_params(space: EmbeddingSpace) -> dict[str, object]:

@@ -22,7 +22,7 @@ from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.markdown import parse_markdown
 from ingest.pipeline import IngestOptions, ingest
 from ingest.problems import Problem
-from ingest.units import ParsedSource, read_source
+from ingest.units import ParsedSource, embedding_input, read_source
 from latency import OUT, ROOT
 from service.db.graph import Graph
 from service.settings import Settings
@@ -181,6 +181,9 @@ class SyntheticEmbedder:
 
     def __init__(self, texts: Sequence[str], vectors: npt.NDArray[np.float32], model: str) -> None:
         self.name = f"synthetic-perturbed-{model}"  # never mistaken for real vectors
+        # Its vectors are perturbed copies of that model's, in that model's space: the graph's
+        # registry records that model (service/embedding_space.py), so questions embed with it.
+        self.stands_in_for = model
         self.dimensions = DIMENSIONS
         self.base = vectors
         self.own = {t: i for i, t in enumerate(texts)}
@@ -194,6 +197,21 @@ class SyntheticEmbedder:
             out[row] = self.base[pick] + noise
         out /= np.linalg.norm(out, axis=1, keepdims=True)
         return [list(v) for v in out.tolist()]
+
+
+def synthetic_embedder(
+    embedder: SentenceTransformerEmbedder, base: Corpus, max_block_chars: int
+) -> SyntheticEmbedder:
+    """The stand-in for corpus writing: real vectors of the first BASE_VECTORS paragraphs of
+    `base` (cached), perturbed for every other paragraph."""
+    texts: list[str] = []
+    for parsed in parse_all(base, max_block_chars):
+        title = parsed.knowledge_points[0].title
+        texts += [embedding_input(title, b) for b in parsed.markdown.blocks]
+        if len(texts) >= BASE_VECTORS:
+            break
+    texts = texts[:BASE_VECTORS]
+    return SyntheticEmbedder(texts, base_vectors(texts, embedder), embedder.name)
 
 
 class PrintProgress:

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -46,6 +51,48 @@ def server_env(server: LocalNeo4jServer) -> dict[str, str]:
         "NEO4J_DATABASE": "neo4j",
         "KGS_EMBEDDINGS": "off",
     }
+
+
+RUN_TIMEOUT_S = 600  # bound on one `kgs` child process of a fault test
+
+
+def run_kgs(
+    server: LocalNeo4jServer, *arguments: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """`kgs ARGUMENTS` as a child process on that server (`env`: server_env's, or another)."""
+    command = [str(Path(sys.executable).parent / "kgs"), *arguments]
+    return subprocess.Popen(command, env=env or server_env(server), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def run_ingest(server: LocalNeo4jServer, root: Path) -> subprocess.Popen[str]:
+    """`kgs ingest ROOT` as a child process on that server, embeddings off."""
+    return run_kgs(server, "ingest", str(root), "--no-progress")
+
+
+def finish(process: subprocess.Popen[str]) -> str:
+    """Its output, once it ended well."""
+    out, err = process.communicate(timeout=RUN_TIMEOUT_S)
+    assert process.returncode == 0, err[-2000:]
+    return out
+
+
+def kill_server(server: LocalNeo4jServer) -> None:
+    """kill -9 of the Neo4j server, returning once the process is gone."""
+    pid = server.status().pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} survived SIGKILL")
 
 
 @contextmanager

@@ -8,10 +8,7 @@ A private Neo4j in a temporary home on its own ports (like test_local_server.py,
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +18,13 @@ import pytest
 
 from service.db import Graph
 from service.db.local_server import LocalNeo4jServer
-from tests.faults.support import private_server, server_env, server_graph
+from tests.faults.support import (
+    finish,
+    kill_server,
+    private_server,
+    run_ingest,
+    server_graph,
+)
 from tests.integration.conftest import delete_scope
 
 pytestmark = pytest.mark.local_server
@@ -61,18 +64,6 @@ def _knowledge_base(root: Path) -> Path:
     return root
 
 
-def _ingest(server: LocalNeo4jServer, root: Path) -> subprocess.Popen[str]:
-    command = [str(Path(sys.executable).parent / "kgs"), "ingest", str(root), "--no-progress"]
-    return subprocess.Popen(command, env=server_env(server), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-
-
-def _finish(process: subprocess.Popen[str]) -> str:
-    out, err = process.communicate(timeout=INGEST_TIMEOUT_S)
-    assert process.returncode == 0, err[-2000:]
-    return out
-
-
 def _documents(graph: Graph) -> int:
     return len(graph.read("ingest/document_states", scope=SCOPE))
 
@@ -109,20 +100,6 @@ def _snapshot(graph: Graph) -> dict[str, Any]:
             "relations": graph.read("explore/scope_relations", scope=SCOPE)}  # fmt: skip
 
 
-def _reaped(pid: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        stat = Path(f"/proc/{pid}/stat")
-        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"process {pid} survived SIGKILL")
-
-
 def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
     server: LocalNeo4jServer, tmp_path: Path
 ) -> None:
@@ -133,7 +110,7 @@ def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
 
     # 1. kill -9 of the ingest process.
     with server_graph(server) as graph:
-        process = _ingest(server, root)
+        process = run_ingest(server, root)
         figures["process_kill_at"] = _wait_for_documents(graph, process, KILL_AFTER_DOCUMENTS)
         process.kill()
         process.communicate(timeout=60)
@@ -141,13 +118,10 @@ def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
         assert 0 < figures["after_process_kill"] < DOCUMENTS  # the kill landed mid-run
 
         # 2. the same command again, and kill -9 of the Neo4j server under it.
-        process = _ingest(server, root)
+        process = run_ingest(server, root)
         second_kill = figures["after_process_kill"] + KILL_AFTER_DOCUMENTS
         figures["server_kill_at"] = _wait_for_documents(graph, process, second_kill)
-        pid = server.status().pid
-        assert pid is not None
-        os.kill(pid, signal.SIGKILL)
-        _reaped(pid)
+        kill_server(server)
     try:
         process.communicate(timeout=EXIT_AFTER_SERVER_KILL_S)
         figures["ingest_exit_after_server_kill"] = process.returncode
@@ -163,11 +137,11 @@ def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
         partial = _snapshot(graph)
 
     # 3. the same command once more, to the end; then the reference, a clean ingest.
-    _finish(_ingest(server, root))
+    finish(run_ingest(server, root))
     with server_graph(server) as graph:
         recovered = _snapshot(graph)
         delete_scope(graph, SCOPE)
-    _finish(_ingest(server, root))
+    finish(run_ingest(server, root))
     with server_graph(server) as graph:
         clean = _snapshot(graph)
     print(f"\nkill during ingest: {figures}")

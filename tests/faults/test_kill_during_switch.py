@@ -15,10 +15,7 @@ A private Neo4j on its own ports (17690/17477; see test_kill_during_update.py fo
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +29,15 @@ from service.db.local_server import LocalNeo4jServer
 from service.embedding_space import forget_active_space, space_for
 from service.question.runner import answer_question
 from service.settings import Settings
-from tests.faults.support import private_server, server_env, server_graph
+from tests.faults.support import (
+    RUN_TIMEOUT_S,
+    finish,
+    kill_server,
+    private_server,
+    run_kgs,
+    server_env,
+    server_graph,
+)
 
 pytestmark = pytest.mark.local_server
 
@@ -43,7 +48,6 @@ MODEL = "all-MiniLM-L6-v2"
 ORIGINAL, TARGET = f"{MODEL}@384", f"{MODEL}@256"
 TARGET_PROPERTY = space_for(MODEL, 256).vector_property
 POLL_S = 0.02
-RUN_TIMEOUT_S = 600
 QUESTION = "Which phrase belongs to item 7?"
 
 
@@ -62,15 +66,7 @@ def _env(server: LocalNeo4jServer) -> dict[str, str]:
 
 
 def _kgs(server: LocalNeo4jServer, *arguments: str) -> subprocess.Popen[str]:
-    command = [str(Path(sys.executable).parent / "kgs"), *arguments]
-    return subprocess.Popen(command, env=_env(server), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-
-
-def _finish(process: subprocess.Popen[str]) -> str:
-    out, err = process.communicate(timeout=RUN_TIMEOUT_S)
-    assert process.returncode == 0, err[-2000:]
-    return out
+    return run_kgs(server, *arguments, env=_env(server))
 
 
 def _write_kb(root: Path) -> None:
@@ -97,20 +93,6 @@ def _kill_when(graph: Graph, process: subprocess.Popen[str], vectors: int) -> in
             return count
         time.sleep(POLL_S)
     raise AssertionError(f"the switch ended (rc {process.returncode}) before the kill point")
-
-
-def _reaped(pid: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        stat = Path(f"/proc/{pid}/stat")
-        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"process {pid} survived SIGKILL")
 
 
 def _check(graph: Graph, roster: ModelRoster, active: str, at_least: int) -> dict[str, Any]:
@@ -145,7 +127,7 @@ def test_kill_switch_then_neo4j_during_a_model_switch_keeps_one_active_model(
     roster = ModelRoster(Settings.from_env(_env(server)).embedding.for_queries())
     figures: dict[str, Any] = {}
     started = time.monotonic()
-    _finish(_kgs(server, "ingest", str(root), "--no-progress"))
+    finish(_kgs(server, "ingest", str(root), "--no-progress"))
     with server_graph(server) as graph:
         paragraphs = _check(graph, roster, ORIGINAL, 0)["paragraphs"]
 
@@ -160,10 +142,7 @@ def test_kill_switch_then_neo4j_during_a_model_switch_keeps_one_active_model(
         # 2. the same command again, and kill -9 of the Neo4j server under it.
         process = _kgs(server, "embeddings", "switch", TARGET)
         figures["server_kill_at"] = _kill_when(graph, process, 2 * paragraphs // 3)
-        pid = server.status().pid
-        assert pid is not None
-        os.kill(pid, signal.SIGKILL)
-        _reaped(pid)
+        kill_server(server)
     process.kill()  # it could only retry against the dead server
     process.communicate(timeout=60)
     server.start()
@@ -172,7 +151,7 @@ def test_kill_switch_then_neo4j_during_a_model_switch_keeps_one_active_model(
         assert figures["after_server_kill"]["target_vectors"] < paragraphs
 
     # 3. once more, to the end: the new model active, announced once.
-    _finish(_kgs(server, "embeddings", "switch", TARGET))
+    finish(_kgs(server, "embeddings", "switch", TARGET))
     with server_graph(server) as graph:
         figures["final"] = _check(graph, roster, TARGET, paragraphs)
         again = _kgs(server, "embeddings", "switch", TARGET)  # already active: refused, no event

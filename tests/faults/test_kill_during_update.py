@@ -20,10 +20,7 @@ Java and Maven."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +31,14 @@ import pytest
 from ingest.versions import decode_structure
 from service.db import Graph
 from service.db.local_server import LocalNeo4jServer
-from tests.faults.support import private_server, server_env, server_graph
+from tests.faults.support import (
+    finish,
+    kill_server,
+    private_server,
+    run_ingest,
+    run_kgs,
+    server_graph,
+)
 from tests.feed import replayed
 
 pytestmark = pytest.mark.local_server
@@ -101,18 +105,6 @@ def _write_edition(root: Path, edition: int) -> Texts:
     return texts
 
 
-def _ingest(server: LocalNeo4jServer, root: Path) -> subprocess.Popen[str]:
-    command = [str(Path(sys.executable).parent / "kgs"), "ingest", str(root), "--no-progress"]
-    return subprocess.Popen(command, env=server_env(server), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-
-
-def _finish(process: subprocess.Popen[str]) -> str:
-    out, err = process.communicate(timeout=INGEST_TIMEOUT_S)
-    assert process.returncode == 0, err[-2000:]
-    return out
-
-
 def _at_version_2(graph: Graph) -> int:
     return sum(1 for d in graph.read("ingest/document_states", scope=SCOPE) if d["version"] == 2)
 
@@ -125,20 +117,6 @@ def _wait_for_version_2(graph: Graph, process: subprocess.Popen[str], at_least: 
             return count
         time.sleep(POLL_S)
     raise AssertionError(f"the ingest ended (rc {process.returncode}) before the kill point")
-
-
-def _reaped(pid: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        stat = Path(f"/proc/{pid}/stat")
-        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"process {pid} survived SIGKILL")
 
 
 def _feed(graph: Graph, scope: str) -> list[Row]:
@@ -232,14 +210,14 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
     figures: dict[str, Any] = {}
     started = time.monotonic()
 
-    _finish(_ingest(server, root))
+    finish(run_ingest(server, root))
     with server_graph(server) as graph:
         clean = _check_consistent(graph, SCOPE, v1_texts, {})
         assert clean == {"at_v2": 0, "events": DOCUMENTS, "added": DOCUMENTS, "updated": 0}
 
         # 1. the update, and kill -9 of the ingest process.
         v2_texts = _write_edition(root, 2)
-        process = _ingest(server, root)
+        process = run_ingest(server, root)
         figures["process_kill_at"] = _wait_for_version_2(graph, process, KILL_AFTER_DOCUMENTS)
         process.kill()
         process.communicate(timeout=60)
@@ -248,13 +226,10 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
         assert figures["process_kill_at"] <= after_process_kill["at_v2"] < DOCUMENTS
 
         # 2. the same command again, and kill -9 of the Neo4j server under it.
-        process = _ingest(server, root)
+        process = run_ingest(server, root)
         second_kill = after_process_kill["at_v2"] + KILL_AFTER_DOCUMENTS
         figures["server_kill_at"] = _wait_for_version_2(graph, process, second_kill)
-        pid = server.status().pid
-        assert pid is not None
-        os.kill(pid, signal.SIGKILL)
-        _reaped(pid)
+        kill_server(server)
     # The ingester could only retry against a dead server (test_kill_during_ingest.py waits for
     # it to give up, about a minute); ended now, it cannot write to the restarted one, so what
     # the checks read is exactly what survived the crash.
@@ -268,12 +243,14 @@ def test_kill_ingest_then_neo4j_during_an_update_keeps_heads_history_and_feed(
         assert figures["server_kill_at"] <= after_server_kill["at_v2"] < DOCUMENTS
 
     # 3. the same command once more, to the end: every document at version 2, exactly once.
-    _finish(_ingest(server, root))
+    finish(run_ingest(server, root))
     with server_graph(server) as graph:
         final = _check_consistent(graph, SCOPE, v1_texts, v2_texts)
         figures["final"] = final
-        rerun = _ingest(server, root)  # nothing left to do: no version, no event
-        _finish(rerun)
+        rerun = run_kgs(
+            server, "ingest", str(root), "--no-progress"
+        )  # nothing left to do: no version, no event
+        finish(rerun)
         assert _check_consistent(graph, SCOPE, v1_texts, v2_texts) == final
     figures["elapsed_s"] = round(time.monotonic() - started, 1)
     print(f"\nkill during update: {figures}")
