@@ -60,7 +60,7 @@ class EmbeddingController(Controller):
     path = "/embeddings"
     tags = ["embeddings"]  # noqa: RUF012
 
-    @get(sync_to_thread=True)
+    @get(sync_to_thread=True, responses=v1_problems())
     def models(self, resources: AppResources) -> list[EmbeddingModelState]:
         """Every recorded model, the active one first, with how many paragraphs carry its
         vectors."""

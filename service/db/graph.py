@@ -239,14 +239,14 @@ class Graph:
         stmt = self.registry.get(name)
         if stmt.mode != "schema":
             raise ValueError(f"{name} is not a schema statement")
-        for token, value, pattern in (
-            (_LABEL_TOKEN, label, _SCOPE_LABEL),
-            (_PROPERTY_TOKEN, vector_property, _PROPERTY),
+        for kind, token, value, pattern in (
+            ("label", _LABEL_TOKEN, label, _SCOPE_LABEL),
+            ("property", _PROPERTY_TOKEN, vector_property, _PROPERTY),
         ):
             if value is None:
                 continue
             if not pattern.fullmatch(value) or token not in stmt.text:
-                raise ValueError(f"{name}: refused {token} {value!r}")
+                raise ValueError(f"{name}: refused {kind} {value!r}")
             stmt = msgspec.structs.replace(stmt, text=stmt.text.replace(token, value))
         with self._session() as session:
             started = time.perf_counter()
