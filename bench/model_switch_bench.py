@@ -2,15 +2,16 @@
 while `kgs embeddings switch` builds and activates another model, then the API rolls it back.
 
     KGS_HOME=/tmp/kgs-switch-bench .venv/bin/python bench/model_switch_bench.py \
-        [--scale 10k] [--model all-MiniLM-L6-v2@256] [--clients 2] [--phase-s 30]
+        [--scale 10k] [--model all-MiniLM-L6-v2@256] [--clients 2] [--think-s 0.5] [--phase-s 30]
 
 A switch embeds every paragraph of the database, so run it on a database of its own (KGS_HOME):
-it holds the evidence-latency corpus of the scale (bench/latency/corpus.py, synthetic vectors
-for the current model) and nothing else. A model left by an earlier run is rolled back and
-retired first.
+it holds the evidence-latency corpus of the scale (bench/latency/corpus.py) and nothing else,
+written with the real model's vectors (synthetic ones would make the audit compare the new
+model with noise). A model left by an earlier run is rolled back and retired first.
 
-Phases, each with `--clients` clients asking that corpus's questions in a loop through
-`POST /v1/query` of a `kgs serve` process (development mode, one answer process):
+Phases, each with `--clients` clients asking that corpus's questions through `POST /v1/query`
+of a `kgs serve` process (development mode, no rate limit, one answer process), each client
+waiting `--think-s` between its questions, after a warm-up:
 before (the original model), during (the switch runs as a child `kgs embeddings switch`), after
 (the new model active), rollback (`POST /v1/embeddings/rollback` and after). Printed per phase:
 requests, failed requests (anything but 200), p50/p95 latency and the models the traces name;
@@ -31,7 +32,7 @@ from typing import Any
 
 import httpx
 from latency import OUT
-from latency.corpus import SCALES, ensure_corpus, generate, sentences, synthetic_embedder
+from latency.corpus import SCALES, ensure_corpus, generate, sentences
 from latency.corpus import vocabulary as corpus_vocabulary
 from latency.questions import make_questions
 from latency.report import summary
@@ -85,7 +86,7 @@ def _serve(env: dict[str, str]) -> subprocess.Popen[bytes]:
     raise RuntimeError("kgs serve did not become ready")
 
 
-def _clients(questions: list[str], scope: str, count: int, phase: list[Phase],
+def _clients(questions: list[str], scope: str, count: int, think_s: float, phase: list[Phase],
              stop: threading.Event) -> list[threading.Thread]:  # fmt: skip
     def ask(offset: int) -> None:
         turn = offset
@@ -99,6 +100,7 @@ def _clients(questions: list[str], scope: str, count: int, phase: list[Phase],
                 except httpx.HTTPError as error:
                     current.record(started, None, repr(error))
                 turn += 1
+                stop.wait(think_s)
 
     threads = [threading.Thread(target=ask, args=(i * 7,), daemon=True) for i in range(count)]
     for thread in threads:
@@ -111,6 +113,7 @@ def main() -> None:
     parser.add_argument("--scale", choices=sorted(SCALES), default="10k")
     parser.add_argument("--model", default="all-MiniLM-L6-v2@256")
     parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument("--think-s", type=float, default=0.5)
     parser.add_argument("--phase-s", type=float, default=30.0)
     args = parser.parse_args()
     if "KGS_HOME" not in os.environ:
@@ -122,12 +125,11 @@ def main() -> None:
     corpus = generate(scope, paragraphs, pool, words)
     graph, _, close = open_graph(settings)
     figures: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "scale": args.scale,
-                               "model": args.model, "clients": args.clients}  # fmt: skip
+                               "model": args.model, "clients": args.clients,
+                               "thinkS": args.think_s}  # fmt: skip
     try:
         embedder = SentenceTransformerEmbedder(settings.embedding)
-        synthetic = synthetic_embedder(embedder, generate(*SCALES["10k"], pool, words),
-                                       settings.ingest.max_paragraph_chars)  # fmt: skip
-        figures["corpus"] = ensure_corpus(graph, corpus, settings, lambda: synthetic)
+        figures["corpus"] = ensure_corpus(graph, corpus, settings, lambda: embedder)  # type: ignore[arg-type, return-value]
         for model in list_models(graph):  # an earlier run's model: back to the original
             if model["status"] == "active" and model["name"] != f"{embedder.name}@384":
                 subprocess.run([KGS, "embeddings", "rollback"], check=True)
@@ -138,13 +140,16 @@ def main() -> None:
     finally:
         close()
     questions = [q for _, q in make_questions(corpus.titles, words, pool, 200, seed=7)]
-    env = {**os.environ, "KGS_API_DEV_MODE": "on", "KGS_API_ANSWER_PROCESSES": "1"}
+    env = {**os.environ, "KGS_API_DEV_MODE": "on", "KGS_API_ANSWER_PROCESSES": "1",
+           "KGS_API_RATE_LIMIT_REQUESTS": "0"}  # fmt: skip
     server = _serve(env)
-    phases = {name: Phase() for name in ("before", "during", "after", "rollback")}
-    current = [phases["before"]]
+    phases = {name: Phase() for name in ("warmup", "before", "during", "after", "rollback")}
+    current = [phases["warmup"]]
     stop = threading.Event()
-    threads = _clients(questions, scope, args.clients, current, stop)
+    threads = _clients(questions, scope, args.clients, args.think_s, current, stop)
     try:
+        time.sleep(10)
+        current[0] = phases["before"]
         time.sleep(args.phase_s)
         current[0] = phases["during"]
         started = time.perf_counter()
