@@ -1,6 +1,7 @@
-"""What reading vectors through the model's property name costs: the exact dense channel
-(cypher/retrieval/vector_paragraphs_exact) as shipped, `p[$property]`, against the same text with
-the property written out (`p.embedding`), alternating, on one scope.
+"""Why statements that read vectors name the model's property in their text: the exact dense
+channel (cypher/retrieval/vector_paragraphs_exact) as it runs, the property written out
+(`p.embedding`), against the same text reading it by name (`p[$property]`), alternating, on one
+scope.
 
     .venv/bin/python bench/vector_read_ab.py [--scope bench-latency-10k] [--runs 200]
 """
@@ -15,6 +16,7 @@ import time
 from latency.report import summary
 
 from service.db import open_graph
+from service.db.cypher_registry import with_vector_property
 from service.settings import Settings
 
 
@@ -25,14 +27,15 @@ def main() -> None:
     args = parser.parse_args()
     graph, _, close = open_graph(Settings.from_env())
     try:
-        shipped = graph.registry.get("retrieval/vector_paragraphs_exact").text
-        written = shipped.replace("p[$property]", "p.embedding")
-        assert written != shipped
+        stmt = graph.registry.get("retrieval/vector_paragraphs_exact")
+        written = with_vector_property(stmt, {"property": "embedding"}).text
+        by_name = stmt.text.replace("p.VectorProperty", "p[$property]")
+        assert "p.embedding" in written and "p[$property]" in by_name
         rng = random.Random(7)
-        times: dict[str, list[float]] = {"property": [], "literal": []}
+        times: dict[str, list[float]] = {"byName": [], "written": []}
         for run in range(args.runs + 10):
             vector = [rng.gauss(0, 1) for _ in range(384)]
-            order = [("property", shipped), ("literal", written)]
+            order = [("byName", by_name), ("written", written)]
             for name, text in order if run % 2 else reversed(order):
                 params = {"scope": args.scope, "vector": vector, "limit": 40,
                           "property": "embedding"}  # fmt: skip

@@ -5,11 +5,12 @@
 // (updated, validUntil, supersededBy from the front matter).
 // :param paragraphIds => ['p_...']
 // :param vector => [0.1, ...]   (the question's embedding; [] when there is none)
-// :param property => 'embedding'   (the paragraph property of the model that embedded it)
+// :param property => 'embedding'   (the paragraph property of the model that embedded it;
+//   the service writes it in place of the token VectorProperty (service/db/cypher_registry.py))
 UNWIND $paragraphIds AS paragraphId
 MATCH (p:Paragraph {id: paragraphId})
 MATCH (d:Document {id: p.documentId})
 RETURN p.id AS paragraphId, d.id AS documentId, d.path AS path,
-       CASE WHEN size($vector) > 0 AND p[$property] IS NOT NULL
-            THEN vector.similarity.cosine(p[$property], $vector) END AS cosine,
+       CASE WHEN size($vector) > 0 AND p.VectorProperty IS NOT NULL
+            THEN vector.similarity.cosine(p.VectorProperty, $vector) END AS cosine,
        d.updated AS updated, d.validUntil AS validUntil, d.supersededBy AS supersededBy

@@ -10,7 +10,8 @@
 // paragraph gets no row. Both give Neo4j's cosine ((1 + cos) / 2, as answer/evidence_support).
 // :param scopes => ['opticalbench', 'kitchen', 'waterglass']
 // :param vector => [0.1, ...]   (the question's embedding by the active model)
-// :param property => 'embedding'   (that model's paragraph property and shared index)
+// :param property => 'embedding'   (that model's paragraph property and shared index;
+//   the service writes it in place of the token VectorProperty (service/db/cypher_registry.py))
 // :param indexName => 'paragraph_embedding'
 // :param exactMaxParagraphs => 3000
 // :param candidates => 4000
@@ -24,8 +25,8 @@ CALL (paragraphs) {
   WITH paragraphs
   WHERE paragraphs <= $exactMaxParagraphs
   MATCH (p:Paragraph)
-  WHERE p.scope IN $scopes AND p[$property] IS NOT NULL
-  RETURN p.scope AS scope, max(vector.similarity.cosine(p[$property], $vector)) AS bestCosine,
+  WHERE p.scope IN $scopes AND p.VectorProperty IS NOT NULL
+  RETURN p.scope AS scope, max(vector.similarity.cosine(p.VectorProperty, $vector)) AS bestCosine,
          'exact' AS method
   UNION ALL
   WITH paragraphs

@@ -32,14 +32,27 @@ statement, for a Browser guide.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
 from service.errors import KgsError
 
-__all__ = ["CypherRegistry", "CypherRegistryError", "Statement"]
+__all__ = [
+    "VECTOR_PROPERTY",
+    "VECTOR_PROPERTY_TOKEN",
+    "CypherRegistry",
+    "CypherRegistryError",
+    "Statement",
+    "with_vector_property",
+]
+
+# The paragraph property of an embedding model's vectors (service/embedding_space.py names them):
+# the only identifier besides a scope label ever put into a statement's text.
+VECTOR_PROPERTY_TOKEN = "VectorProperty"
+VECTOR_PROPERTY = re.compile(r"embedding(_m[0-9a-f]{8})?")
 
 Mode = Literal["read", "write", "schema"]
 _MODES: tuple[Mode, ...] = ("read", "write", "schema")
@@ -171,3 +184,17 @@ def _strip_strings(text: str) -> str:
     """The text without string literals and comments, for structural checks."""
     text = re.sub(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", "''", text)
     return re.sub(r"//[^\n]*", "", text)
+
+
+def with_vector_property(stmt: Statement, params: Mapping[str, Any]) -> Statement:
+    """The statement with its token VectorProperty replaced by `params["property"]`, which must
+    be a model's vector property. A statement that reads vectors names their property in its
+    text: read through `p[$property]`, the exact cosine scan took 1.6 times as long
+    (bench/vector_read_ab.py, docs/benchmarks.md). Statements without the token are returned
+    as they are."""
+    if VECTOR_PROPERTY_TOKEN not in stmt.text:
+        return stmt
+    prop = params.get("property")
+    if not isinstance(prop, str) or not VECTOR_PROPERTY.fullmatch(prop):
+        raise ValueError(f"{stmt.name}: refused property {prop!r}")
+    return msgspec.structs.replace(stmt, text=stmt.text.replace(VECTOR_PROPERTY_TOKEN, prop))

@@ -27,7 +27,13 @@ from neo4j import (
 )
 from neo4j.exceptions import ClientError, DriverError, Neo4jError
 
-from service.db.cypher_registry import CypherRegistry, Statement
+from service.db.cypher_registry import (
+    VECTOR_PROPERTY,
+    VECTOR_PROPERTY_TOKEN,
+    CypherRegistry,
+    Statement,
+    with_vector_property,
+)
 from service.errors import KgsError
 from service.settings import Neo4jSettings
 
@@ -159,7 +165,7 @@ class Graph:
         stmt = self.registry.get(name)
         if stmt.mode != "read":
             raise ReadOnlyViolation(f"{name} is declared '{stmt.mode}', not 'read'")
-        query = self._query(stmt, name)
+        query = self._query(with_vector_property(stmt, params), name)
         deadline = time.monotonic() + self.read_retry_s
         delay = _FIRST_RETRY_DELAY_S
         while True:
@@ -241,7 +247,7 @@ class Graph:
             raise ValueError(f"{name} is not a schema statement")
         for kind, token, value, pattern in (
             ("label", _LABEL_TOKEN, label, _SCOPE_LABEL),
-            ("property", _PROPERTY_TOKEN, vector_property, _PROPERTY),
+            ("property", VECTOR_PROPERTY_TOKEN, vector_property, VECTOR_PROPERTY),
         ):
             if value is None:
                 continue
@@ -301,7 +307,5 @@ _ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
 # The only identifier ever substituted into a statement: a scope's hash label (service/scope.py).
 _LABEL_TOKEN = "ScopeLabel"
 _SCOPE_LABEL = re.compile(r"Scope_s[0-9a-f]{16}")
-_PROPERTY_TOKEN = "VectorProperty"
-_PROPERTY = re.compile(r"embedding(_m[0-9a-f]{8})?")  # as service/embedding_space.py names them
 # Row batches and vectors are too large to echo into a trace; their statements name them.
 _BULK_PARAMS = frozenset({"rows", "embedding_rows", "sourceText", "structure"})

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.db.cypher_registry import CypherRegistry
+from service.db.cypher_registry import CypherRegistry, with_vector_property
 
 __all__ = ["browser_statements", "cypher_literal", "render_explain"]
 
@@ -59,11 +59,17 @@ def browser_statements(
             "parameters": call["parameters"],
             "browserText": "\n".join(
                 [f":param {_key(k)} => {cypher_literal(v)};" for k, v in call["parameters"].items()]
-                + [registry.get(str(call["statement"])).text + ";"]
+                + [_text(registry, call) + ";"]
             ),
         }
         for call in calls
     ]
+
+
+def _text(registry: CypherRegistry, call: Mapping[str, Any]) -> str:
+    """The statement as it ran (a model's vector property in place, as Graph.read puts it)."""
+    statement = registry.get(str(call["statement"]))
+    return with_vector_property(statement, call["parameters"]).text
 
 
 def render_explain(calls: Sequence[Mapping[str, Any]], registry: CypherRegistry) -> str:
@@ -77,5 +83,5 @@ def render_explain(calls: Sequence[Mapping[str, Any]], registry: CypherRegistry)
             lines += ["", f"// ===== {stage} ====="]
         lines.append(f"// {name}.cypher: {call['rows']} rows in {call['elapsedMs']} ms")
         lines += [f":param {k} => {cypher_literal(v)};" for k, v in call["parameters"].items()]
-        lines += [registry.get(name).text + ";", ""]
+        lines += [_text(registry, call) + ";", ""]
     return "\n".join(lines).strip() + "\n"

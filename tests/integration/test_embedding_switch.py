@@ -30,6 +30,7 @@ from service.embedding_space import (
     forget_active_space,
     space_for,
 )
+from service.pipeline.explain import render_explain
 from service.question.runner import answer_question
 from service.settings import ApiKey, ApiSettings, Settings
 from tests.integration.conftest import delete_scope
@@ -174,6 +175,10 @@ def test_a_question_is_not_embedded_by_another_model_than_the_active_one(
                                                 active_space(graph).vector_property,  # type: ignore[union-attr]
                                                 "status": "used"}  # fmt: skip
         assert served["trace"]["retrieval"]["vectorMode"] == "exact"
+        # What an engineer pastes into Browser names the property the answer read.
+        pasted = render_explain(served["trace"]["cypher"], graph.registry)
+        assert space_for("all-MiniLM-L6-v2", 256).vector_property in pasted
+        assert "VectorProperty" not in pasted
     finally:
         rolled = client.post("/v1/embeddings/rollback", headers={"X-API-Key": ADMIN})
         assert rolled.status_code == 200, rolled.text
