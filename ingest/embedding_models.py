@@ -52,6 +52,8 @@ __all__ = [
 ]
 
 Progress = Callable[[str], None]
+AGREEMENT_TOP = 10  # the audit compares the models' top results this deep
+RETIRE_BATCH_FACTOR = 16  # retire clears vectors this many switch batches at a time (no model)
 
 
 class ModelSwitchError(KgsError, RuntimeError):
@@ -238,7 +240,7 @@ def retire(graph: Graph, name: str, settings: EmbeddingSettings) -> int:
         graph.write(
             "embeddings/clear_vectors",
             property=space.vector_property,
-            batch=settings.switch_batch * 16,
+            batch=settings.switch_batch * RETIRE_BATCH_FACTOR,
         ).rows[0]["cleared"]
     ):
         cleared += count
@@ -268,8 +270,8 @@ def audit_model(
     old_vectors, new_vectors = active_embedder.embed(texts), embedder.embed(texts)
     overlaps, found_old, found_new = [], 0, 0
     for (source, scope, _), old, new in zip(probes, old_vectors, new_vectors, strict=True):
-        top_old = _top10(graph, scope, old, active.vector_property)
-        top_new = _top10(graph, scope, new, space.vector_property)
+        top_old = _top(graph, scope, old, active.vector_property)
+        top_new = _top(graph, scope, new, space.vector_property)
         overlaps.append(len(set(top_old) & set(top_new)) / max(len(top_old), 1))
         found_old += source in top_old
         found_new += source in top_new
@@ -281,9 +283,9 @@ def audit_model(
     )  # fmt: skip
 
 
-def _top10(graph: Graph, scope: str, vector: Sequence[float], prop: str) -> list[str]:
+def _top(graph: Graph, scope: str, vector: Sequence[float], prop: str) -> list[str]:
     rows = graph.read("retrieval/vector_paragraphs_exact", scope=scope, vector=list(vector),
-                      limit=10, property=prop)  # fmt: skip
+                      limit=AGREEMENT_TOP, property=prop)  # fmt: skip
     return [str(r["paragraphId"]) for r in rows]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["scope_fulltext_index", "scope_key", "scope_label", "scope_vector_index"]
+__all__ = ["scope_fulltext_index", "scope_key", "scope_label"]
 
 
 def scope_key(scope: str) -> str:
@@ -15,11 +15,6 @@ def scope_key(scope: str) -> str:
 def scope_label(scope: str) -> str:
     """The label the paragraphs of a large scope carry, for the scope's own indexes."""
     return "Scope_" + scope_key(scope)
-
-
-def scope_vector_index(scope: str) -> str:
-    """The name of a large scope's own vector index (see cypher/scope/)."""
-    return "paragraph_embedding_" + scope_key(scope)
 
 
 def scope_fulltext_index(scope: str) -> str:

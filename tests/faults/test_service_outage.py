@@ -29,7 +29,7 @@ from ingest.pipeline import IngestOptions, ingest
 from service.db import open_graph
 from service.db.local_server import LocalNeo4jServer
 from service.settings import Settings, project_root
-from tests.faults.support import private_server
+from tests.faults.support import kill_server, private_server
 
 pytestmark = pytest.mark.local_server
 
@@ -206,19 +206,6 @@ class _Load:
         raise AssertionError(f"fewer than {count} answers within {timeout_s} s before the kill")
 
 
-def _kill(server: LocalNeo4jServer) -> None:
-    pid = server.status().pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        stat = Path(f"/proc/{pid}/stat")
-        if not stat.exists() or stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"Neo4j (pid {pid}) survived SIGKILL")
-
-
 def test_neo4j_killed_under_load_gives_503_then_recovers_without_restart(
     server: LocalNeo4jServer, service: tuple[str, subprocess.Popen[bytes]]
 ) -> None:
@@ -232,7 +219,7 @@ def test_neo4j_killed_under_load_gives_503_then_recovers_without_restart(
     with httpx.Client(base_url=url, timeout=CLIENT_TIMEOUT_S) as probe, _Load(url) as load:
         load.wait_for_answers(OK_BEFORE_KILL, LOAD_BEFORE_KILL_MAX_S)
         kill_sent = time.monotonic()
-        _kill(server)
+        kill_server(server)
         killed_at = time.monotonic()  # the server process is gone
         time.sleep(LOAD_DURING_OUTAGE_S / 2)
         health = probe.get("/health")

@@ -12,7 +12,7 @@ import pytest
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import Graph, open_graph
 from service.db.selection import Connection
-from service.scope import scope_vector_index
+from service.embedding_space import DEFAULT_SPACE
 from service.settings import Settings
 
 _DELETE_BATCH = 5_000
@@ -69,7 +69,7 @@ def delete_scope(graph: Graph, name: str) -> None:
         )
         if result.rows[0]["deleted"] == 0:
             break
-    graph.schema("scope/drop_paragraph_vector_index", indexName=scope_vector_index(name))
+    graph.schema("scope/drop_paragraph_vector_index", indexName=DEFAULT_SPACE.scope_index(name))
 
 
 @pytest.fixture(scope="session")

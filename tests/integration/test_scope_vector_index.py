@@ -10,9 +10,10 @@ import pytest
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
+from service.embedding_space import DEFAULT_SPACE
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
-from service.scope import scope_label, scope_vector_index
+from service.scope import scope_label
 from service.settings import IngestSettings, PipelineSettings
 
 THRESHOLD = IngestSettings(scope_vector_index_min_paragraphs=6, scope_label_batch_paragraphs=2)
@@ -54,7 +55,7 @@ def test_large_scope_gets_its_own_index_and_retrieval_uses_it(
     _write(tmp_path, scope, 2)  # 4 paragraphs: under the threshold, the index goes
     report = ingest(graph, embedder, tmp_path, IngestOptions(prune=True), THRESHOLD)
     assert report.vector_indexes == {scope: "dropped"}
-    assert not graph.read("scope/vector_index_state", indexName=scope_vector_index(scope))
+    assert not graph.read("scope/vector_index_state", indexName=DEFAULT_SPACE.scope_index(scope))
 
 
 @pytest.mark.parametrize("label", ["Paragraph", "Scope_s0123", "Scope_s0123456789abcdef) DETACH"])
