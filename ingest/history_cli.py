@@ -100,6 +100,8 @@ def _changes(args: argparse.Namespace, settings: Settings) -> int:
                    "newVersion": event.new_version, "at": event.at}  # fmt: skip
             if event.model:
                 row |= {"model": event.model, "previousModel": event.previous_model}
+            if event.ticket_id:
+                row |= {"ticketId": event.ticket_id}
             print(json.dumps(row, ensure_ascii=False))
     return 0
 

@@ -142,14 +142,15 @@ class ChangeEvent(StructuredNode):
     kind = StringProperty(
         required=True,
         choices={k: k for k in ("added", "updated", "restored", "withdrawn", "purged",
-                                "modelActivated")},
+                                "modelActivated", "gapAnswerable")},
     )  # fmt: skip
-    document_id = StringProperty(db_property="documentId")  # None for modelActivated
+    document_id = StringProperty(db_property="documentId")  # None: modelActivated, gapAnswerable
     path = StringProperty()
     old_version = IntegerProperty(db_property="oldVersion")
     new_version = IntegerProperty(db_property="newVersion")
     model = StringProperty()  # modelActivated: the model now active, and the one before
     previous_model = StringProperty(db_property="previousModel")
+    ticket_id = StringProperty(db_property="ticketId")  # gapAnswerable: the ticket answered now
     at = StringProperty()
     at_ms = IntegerProperty(db_property="atMs")
 

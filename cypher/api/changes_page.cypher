@@ -1,5 +1,6 @@
 // mode: read
-// returns: seq, kind, documentId, path, oldVersion, newVersion, model, previousModel, at
+// returns: seq, kind, documentId, path, oldVersion, newVersion, model, previousModel, ticketId
+// returns: at
 // A scope's publication events after a cursor, oldest first (GET /v1/changes): a range seek on
 // the change_event_unique constraint's index.
 // :param scope => 'waterglass'
@@ -9,6 +10,6 @@ MATCH (e:ChangeEvent)
 WHERE e.scope = $scope AND e.seq > $after
 RETURN e.seq AS seq, e.kind AS kind, e.documentId AS documentId, e.path AS path,
        e.oldVersion AS oldVersion, e.newVersion AS newVersion, e.model AS model,
-       e.previousModel AS previousModel, e.at AS at
+       e.previousModel AS previousModel, e.ticketId AS ticketId, e.at AS at
 ORDER BY e.seq
 LIMIT $limit

@@ -30,7 +30,9 @@ from service.api.state import AppResources
 
 __all__ = ["ChangeController", "ChangeEvent", "ChangePage"]
 
-ChangeKind = Literal["added", "updated", "restored", "withdrawn", "purged", "modelActivated"]
+ChangeKind = Literal[
+    "added", "updated", "restored", "withdrawn", "purged", "modelActivated", "gapAnswerable"
+]
 _SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN)
 MAX_SEQ = 2**63 - 1  # Neo4j's integers are 64-bit
 _AFTER = Parameter(ge=0, le=MAX_SEQ, description="the last event number seen (0: from the start)")
@@ -40,13 +42,15 @@ RETRY_AFTER_S = 5  # what a refused stream suggests
 class ChangeEvent(msgspec.Struct, kw_only=True, rename="camel"):
     seq: int
     kind: ChangeKind
-    document_id: str | None  # null for modelActivated
+    document_id: str | None  # null for modelActivated and gapAnswerable
     path: str | None
     old_version: int | None  # the head before (null when added)
     new_version: int | None  # the head after (null when withdrawn or purged)
     at: str
     model: str | None = None  # modelActivated: the model now active (name@dimensions)
     previous_model: str | None = None  # and the one it replaced
+    # gapAnswerable: the escalation ticket whose question is answered now (docs/escalations.md)
+    ticket_id: str | None = None
 
 
 class ChangePage(msgspec.Struct, kw_only=True, rename="camel"):

@@ -2,14 +2,15 @@
 middleware, grouped by route template), plus what the service itself counts: time per pipeline
 stage, answers by status (abstentions included), degraded answers, answer records written,
 dropped or failed, the stored records by scope and status (stale ones, their bytes), Neo4j
-errors and rate-limit refusals."""
+errors, rate-limit refusals, and escalation tickets by scope and status with the
+escalation events (previews, confirmations, cancellations, gaps found answerable, resolutions)."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from litestar import MediaType, Response, get
 from litestar.plugins.prometheus import PrometheusConfig
@@ -18,10 +19,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram,
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from service.escalations import TicketCount
 from service.records import RecordStats
 
 __all__ = [
     "RECORD_GAUGES",
+    "TICKET_GAUGES",
+    "count_escalation",
     "count_neo4j_error",
     "count_rate_limited",
     "count_record",
@@ -49,44 +53,31 @@ NEO4J_ERRORS = Counter("kgs_neo4j_errors_total", "Requests that failed on Neo4j"
 RECORDS = Counter(
     "kgs_answer_records_total", "Answer records by outcome: written, dropped, failed", ["outcome"]
 )
+# preview, confirmed, cancelled, answerable (a re-check closed the gap), resolved
+ESCALATIONS = Counter("kgs_escalations_total", "Escalation events by kind", ["event"])
 RATE_LIMITED = Counter(
     "kgs_rate_limited_total", "Requests refused 429 by the per-key rate limit", ["key"]
 )
 
 
-class RecordGauges(Collector):
-    """Stored answer records by scope and status, stale ones, and their bytes: read from Neo4j at
-    scrape time, at most once per `interval_s` (the last figures are served in between, none
-    while Neo4j has not answered yet)."""
+Row = TypeVar("Row")
+
+
+class CachedRead(Generic[Row]):
+    """Rows read from Neo4j at scrape time, at most once per `interval_s` (the last rows are
+    served in between, none while Neo4j has not answered yet)."""
 
     def __init__(self) -> None:
-        self._read: Callable[[], list[RecordStats]] | None = None
+        self._read: Callable[[], list[Row]] | None = None
         self._interval_s = 60.0
-        self._cached: tuple[float, list[RecordStats]] | None = None
+        self._cached: tuple[float, list[Row]] | None = None
         self._lock = threading.Lock()
 
-    def watch(self, read: Callable[[], list[RecordStats]] | None, interval_s: float) -> None:
+    def watch(self, read: Callable[[], list[Row]] | None, interval_s: float) -> None:
         with self._lock:
             self._read, self._interval_s, self._cached = read, interval_s, None
 
-    def collect(self) -> Iterator[Metric]:
-        stats = self._stats()
-        families = (
-            GaugeMetricFamily("kgs_answer_records_stored", "Stored answer records",
-                              labels=["scope", "status"]),
-            GaugeMetricFamily("kgs_answer_records_stored_stale",
-                              "Stored answer records whose documents changed since",
-                              labels=["scope", "status"]),
-            GaugeMetricFamily("kgs_answer_records_stored_bytes",
-                              "Bytes of the stored (compressed) responses",
-                              labels=["scope", "status"]),
-        )  # fmt: skip
-        for row in stats:
-            for family, value in zip(families, (row.records, row.stale, row.bytes), strict=True):
-                family.add_metric([row.scope, row.status], value)
-        yield from families
-
-    def _stats(self) -> list[RecordStats]:
+    def rows(self) -> list[Row]:
         with self._lock:
             now = time.monotonic()
             if self._read is None:
@@ -99,8 +90,41 @@ class RecordGauges(Collector):
             return self._cached[1]
 
 
+class RecordGauges(CachedRead[RecordStats], Collector):
+    """Stored answer records by scope and status, stale ones, and their bytes."""
+
+    def collect(self) -> Iterator[Metric]:
+        families = (
+            GaugeMetricFamily("kgs_answer_records_stored", "Stored answer records",
+                              labels=["scope", "status"]),
+            GaugeMetricFamily("kgs_answer_records_stored_stale",
+                              "Stored answer records whose documents changed since",
+                              labels=["scope", "status"]),
+            GaugeMetricFamily("kgs_answer_records_stored_bytes",
+                              "Bytes of the stored (compressed) responses",
+                              labels=["scope", "status"]),
+        )  # fmt: skip
+        for row in self.rows():
+            for family, value in zip(families, (row.records, row.stale, row.bytes), strict=True):
+                family.add_metric([row.scope, row.status], value)
+        yield from families
+
+
+class TicketGauges(CachedRead[TicketCount], Collector):
+    """Escalation tickets by scope and status (open ones are the knowledge gaps not closed)."""
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily("kgs_escalation_tickets", "Escalation tickets",
+                                   labels=["scope", "status"])  # fmt: skip
+        for row in self.rows():
+            family.add_metric([row.scope, row.status], row.tickets)
+        yield family
+
+
 RECORD_GAUGES = RecordGauges()
 REGISTRY.register(RECORD_GAUGES)
+TICKET_GAUGES = TicketGauges()
+REGISTRY.register(TICKET_GAUGES)
 
 
 def prometheus_config() -> PrometheusConfig:
@@ -136,6 +160,10 @@ def count_neo4j_error(kind: str) -> None:
 
 def count_record(outcome: str) -> None:
     RECORDS.labels(outcome=outcome).inc()
+
+
+def count_escalation(event: str) -> None:
+    ESCALATIONS.labels(event=event).inc()
 
 
 def count_rate_limited(key: str) -> None:

@@ -4,8 +4,9 @@ lifespan opens and closes them; handlers receive them as the `resources` depende
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
 
@@ -16,7 +17,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from ingest.embeddings import Embedder, EmbeddingError, ModelRoster
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
-from service.api.metrics import RECORD_GAUGES, count_record
+from service.api.metrics import RECORD_GAUGES, TICKET_GAUGES, count_record
 from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
@@ -24,6 +25,7 @@ from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
 from service.embedding_space import bind_embedder
+from service.escalations import ticket_counts
 from service.records import RecordWriter, record_stats
 from service.settings import Settings
 from service.text.text_cache import configure_text_caches
@@ -72,6 +74,9 @@ class AppResources:
             graph, records = self.graph, self.settings.records
             RECORD_GAUGES.watch(partial(record_stats, graph, records.metric_scopes),
                                 records.metric_interval_s)  # fmt: skip
+        if self.graph is not None and self.settings.escalations.enabled:
+            TICKET_GAUGES.watch(partial(ticket_counts, self.graph),
+                                self.settings.escalations.metric_interval_s)  # fmt: skip
         if self._owns_embedder:
             self._load_embedder()
         # Only with resources opened here: borrowed ones (tests) stay in this process.
@@ -88,6 +93,7 @@ class AppResources:
             self.records.close(self.settings.api.shutdown_grace_s)
             self.records = None
             RECORD_GAUGES.watch(None, self.settings.records.metric_interval_s)
+        TICKET_GAUGES.watch(None, self.settings.escalations.metric_interval_s)
         if self.answer_pool is not None:
             self.answer_pool.close()
             self.answer_pool = None
@@ -168,7 +174,14 @@ class DriverErrorNotOpen(DriverError):
     """No driver at all (start-up could not provision Neo4j): answered 503 like an outage."""
 
 
-def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+BackgroundTask = Callable[["AppResources"], Awaitable[None]]
+
+
+def lifespan(
+    resources: AppResources, background: Sequence[BackgroundTask] = ()
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """Open the resources, run the `background` tasks while the app serves, then close."""
+
     @asynccontextmanager
     async def _lifespan(app: Litestar) -> AsyncIterator[None]:
         resources.answer_limiter = anyio.CapacityLimiter(
@@ -176,9 +189,13 @@ def lifespan(resources: AppResources) -> Callable[[Litestar], AbstractAsyncConte
         )
         resources.reset_scope_locks()  # locks belong to this run's event loop
         await anyio.to_thread.run_sync(resources.open)
+        tasks = [asyncio.create_task(task(resources)) for task in background]
         try:
             yield
         finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             resources.close()
 
     return _lifespan
