@@ -24,7 +24,9 @@ from service.api.document_versions import DocumentVersionController
 from service.api.documents import DocumentController
 from service.api.embeddings import EmbeddingController
 from service.api.errors import problem_config, unexpected_error_handler
+from service.api.escalations import EscalationController
 from service.api.evidence_inspector import inspector_routes
+from service.api.gap_recheck import recheck_gaps
 from service.api.health import health, ready
 from service.api.knowledge_points import KnowledgePointController
 from service.api.logs import RequestContextMiddleware
@@ -49,7 +51,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         route_handlers=[
             QueryController, StreamController, DocumentController, KnowledgePointController,
             TraceController, AnswerController, DocumentVersionController, ChangeController,
-            EmbeddingController,
+            EmbeddingController, EscalationController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too
@@ -67,7 +69,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
                 RATE_LIMITER_STATE: RateLimiter.from_settings(settings.api),
             }
         ),
-        lifespan=[lifespan(resources)],
+        lifespan=[lifespan(resources, background=(recheck_gaps,))],
         middleware=[prometheus_config().middleware, RequestContextMiddleware()],
         plugins=[ProblemDetailsPlugin(problem_config())],
         exception_handlers={Exception: unexpected_error_handler},

@@ -24,6 +24,7 @@ from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
 from service.api.trace_store import StoredTrace
 from service.db.graph import CypherCall
+from service.escalations import escalation_offer
 from service.question.scope_choice import scopes_to_search
 
 __all__ = [
@@ -62,12 +63,16 @@ class Citation(msgspec.Struct, kw_only=True, rename="camel"):
     document_version: int | None = None
     path: str  # relative to the knowledge base root
     heading_path: list[str]
-    start_offset: int
+    start_offset: int  # code points: Python's source[startOffset:endOffset] == quote
     end_offset: int
     start_line: int
     end_line: int
     quote: str
     citation_id: str | None = None
+    # UTF-16 code units: JavaScript's source.slice(utf16Start, utf16End) === quote. Null for a
+    # paragraph ingested before kgs stored them (the next `kgs ingest` rewrites it).
+    utf16_start: int | None = None
+    utf16_end: int | None = None
 
 
 class QueryResponse(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -81,6 +86,9 @@ class QueryResponse(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=
     # present with trace=false too (docs/api.md).
     evidence_status: dict[str, Any]
     trace_id: str  # also the X-Trace-Id header; GET /v1/traces/{traceId} while retained
+    # Present when the answer left a knowledge gap (abstained, partial, conflict, stale):
+    # {reason, preview}; POST the traceId to `preview` to draft an escalation (docs/escalations.md).
+    escalation: dict[str, str] | None = None
     trace: dict[str, Any] | None = None
 
 
@@ -126,6 +134,10 @@ async def run_answer(
         response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id
+    if resources.settings.escalations.enabled:
+        offer = escalation_offer(str(response["status"]))
+        if offer is not None:
+            response["escalation"] = offer
     record_answer(response)
     now_ms = time.time_ns() // 1_000_000
     resources.traces.put(

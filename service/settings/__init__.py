@@ -25,6 +25,7 @@ from service.settings.environment import (
     project_root,
     read_section,
 )
+from service.settings.escalations import EscalationSettings
 from service.settings.evidence import (
     ConflictSettings,
     FactSettings,
@@ -42,6 +43,7 @@ __all__ = [
     "ApiSettings",
     "ConflictSettings",
     "EmbeddingSettings",
+    "EscalationSettings",
     "FactSettings",
     "IngestSettings",
     "LlmSettings",
@@ -72,6 +74,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     text_cache: TextCacheSettings = msgspec.field(default_factory=TextCacheSettings)
     records: RecordSettings = msgspec.field(default_factory=RecordSettings)
     versions: VersionSettings = msgspec.field(default_factory=VersionSettings)
+    escalations: EscalationSettings = msgspec.field(default_factory=EscalationSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -93,4 +96,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             text_cache=read_section(TextCacheSettings, env, "KGS_"),
             records=read_section(RecordSettings, env, "KGS_RECORDS_"),
             versions=read_section(VersionSettings, env, "KGS_VERSIONS_"),
+            escalations=read_section(EscalationSettings, env, "KGS_ESCALATION_"),
         )  # fmt: skip
