@@ -39,6 +39,8 @@ __all__ = [
     "build_unit",
     "document_id",
     "read_source",
+    "utf16_length",
+    "utf16_offsets",
 ]
 
 # Bump when parsing or id derivation changes: every document is then rewritten once.
@@ -214,6 +216,9 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
     ]
 
     title = parsed.knowledge_points[0].title
+    utf16 = utf16_offsets(
+        parsed.source, (o for b in md.blocks for o in (b.start_offset, b.end_offset))
+    )
     occurrences: Counter[tuple[tuple[str, ...], str]] = Counter()
     paragraphs: list[dict[str, Any]] = []
     for block in md.blocks:
@@ -235,6 +240,10 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
                 "ordinal": block.ordinal,
                 "startOffset": block.start_offset,
                 "endOffset": block.end_offset,
+                # The same offsets in UTF-16 code units, for clients that slice strings by them
+                # (JavaScript, Java); citations add the sentence's place in the paragraph.
+                "utf16Start": utf16[block.start_offset],
+                "utf16End": utf16[block.end_offset],
                 "startLine": block.start_line,
                 "endLine": block.end_line,
                 "headingPath": list(block.heading_path),
@@ -299,6 +308,26 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         problems=tuple(problems),
         source=parsed.source,
     )
+
+
+def utf16_length(text: str) -> int:
+    """The length of `text` in UTF-16 code units: a character beyond U+FFFF (an emoji, 𝔘)
+    counts two."""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf16_offsets(source: str, positions: Iterable[int]) -> dict[int, int]:
+    """Code-point offset -> UTF-16 offset of each position in `source`, in one pass: each
+    stretch between consecutive positions is encoded once, so O(len(source)) in all."""
+    if source.isascii():
+        return {position: position for position in positions}
+    offsets: dict[int, int] = {}
+    previous = units = 0
+    for position in sorted(set(positions)):
+        units += utf16_length(source[previous:position])
+        offsets[position] = units
+        previous = position
+    return offsets
 
 
 def embedding_input(title: str, block: Block) -> str:

@@ -79,6 +79,10 @@ class EvidenceSentence(msgspec.Struct, frozen=True, kw_only=True):
     text: str  # public form (see module docstring); "" when it must not be published
     start: int  # absolute source offsets
     end: int
+    # The same offsets in UTF-16 code units (JavaScript's and Java's string indexes); None when
+    # the paragraph was written before kgs stored its UTF-16 start.
+    utf16_start: int | None = None
+    utf16_end: int | None = None
     line: int  # 1-based source line of `start`
     end_line: int
     paragraph_id: str
@@ -139,6 +143,10 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
     else:
         pieces = [(s.start, s.end, "") for s in split_sentences(text)]
     out = []
+    # UTF-16 offsets walk forward with the pieces (which come in text order), so a paragraph's
+    # text is encoded at most about once, and only for the sentences a fragment admits.
+    utf16_base: int | None = row.get("utf16Start")
+    walked = walked_units = 0
     for lo, hi, readable in pieces:
         absolute = (base + lo, base + hi)
         if absolute[1] <= fragment.start_offset or absolute[0] >= fragment.end_offset:
@@ -146,6 +154,14 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
         quote = text[lo:hi]
         if fragment.truncated and quote not in fragment.text:
             continue  # cut from the middle of a truncated fragment: the model never saw it
+        utf16: tuple[int, int] | tuple[None, None] = (None, None)
+        if utf16_base is not None:
+            if lo < walked:
+                walked = walked_units = 0
+            walked_units += _utf16_length(text[walked:lo])
+            walked = lo
+            start16 = utf16_base + walked_units
+            utf16 = (start16, start16 + _utf16_length(quote))
         label = _label(quote)
         public = readable or public_text(quote)
         step_match = re.match(r"^\s*(?:[-*+]\s*)?\**step\s*(\d+)", quote, re.IGNORECASE)
@@ -155,6 +171,8 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
                 text=public,
                 start=absolute[0],
                 end=absolute[1],
+                utf16_start=utf16[0],
+                utf16_end=utf16[1],
                 line=line + text.count("\n", 0, lo),
                 end_line=line + text.count("\n", 0, hi),
                 paragraph_id=str(row["paragraphId"]),
@@ -174,6 +192,12 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
             )
         )
     return out
+
+
+def _utf16_length(text: str) -> int:
+    """Length in UTF-16 code units: a character beyond U+FFFF (an emoji, 𝔘) counts two. (Ingest
+    has its own, ingest/units.py; the answer layer does not import ingestion for one line.)"""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 # The same paragraphs come back question after question, and these two are pure: keep them.

@@ -70,6 +70,9 @@ def citation(evidence: EvidenceSentence, scope: str) -> dict[str, Any]:
         "headingPath": list(evidence.heading_path),
         "startOffset": evidence.start,
         "endOffset": evidence.end,
+        # UTF-16 offsets of the same slice, for clients that index strings by code units.
+        "utf16Start": evidence.utf16_start,
+        "utf16End": evidence.utf16_end,
         "startLine": evidence.line,
         "endLine": evidence.end_line,
         "quote": evidence.quote,

@@ -128,8 +128,10 @@ async function openCitation(citation) {
     const paragraph = document_.paragraphs.find(
       (p) => p.startOffset <= citation.startOffset && citation.endOffset <= p.endOffset);
     if (!paragraph) throw new Error("the cited paragraph is no longer in this document");
-    const start = citation.startOffset - paragraph.startOffset;
-    const end = citation.endOffset - paragraph.startOffset;
+    // Offsets count code points; a JS string indexes UTF-16 units (an emoji is two of them).
+    const units = (count) => Array.from(paragraph.text).slice(0, count).join("").length;
+    const start = units(citation.startOffset - paragraph.startOffset);
+    const end = units(citation.endOffset - paragraph.startOffset);
     $("source-path").textContent = `${document_.path} (${citation.startOffset}–${citation.endOffset})`;
     $("source-text").replaceChildren(
       paragraph.text.slice(0, start),
