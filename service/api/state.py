@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
+from typing import Any
 
 import anyio
 from litestar import Litestar
@@ -174,7 +175,7 @@ class DriverErrorNotOpen(DriverError):
     """No driver at all (start-up could not provision Neo4j): answered 503 like an outage."""
 
 
-BackgroundTask = Callable[["AppResources"], Awaitable[None]]
+BackgroundTask = Callable[["AppResources"], Coroutine[Any, Any, None]]
 
 
 def lifespan(
@@ -189,7 +190,7 @@ def lifespan(
         )
         resources.reset_scope_locks()  # locks belong to this run's event loop
         await anyio.to_thread.run_sync(resources.open)
-        tasks = [asyncio.create_task(task(resources)) for task in background]
+        tasks: list[asyncio.Task[None]] = [asyncio.create_task(t(resources)) for t in background]
         try:
             yield
         finally:

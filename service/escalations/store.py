@@ -91,12 +91,14 @@ def create_draft(
 ) -> Draft:
     now_ms = _now_ms() if now_ms is None else now_ms
     body = msgspec.to_builtins(content)
+    draft_id, created_at = "esc_" + secrets.token_hex(8), iso(now_ms)
+    expires_at_ms, digest = now_ms + int(ttl_s * 1000), content_hash(body)
     draft = {
-        "id": "esc_" + secrets.token_hex(8), "keyName": key_name, "scope": content.scope,
+        "id": draft_id, "keyName": key_name, "scope": content.scope,
         "question": content.question, "answerId": content.answer_id,
         "answerStatus": content.answer_status, "missing": content.missing_terms,
-        "content": _json(body), "contentHash": content_hash(body), "createdAt": iso(now_ms),
-        "createdAtMs": now_ms, "expiresAtMs": now_ms + int(ttl_s * 1000),
+        "content": _json(body), "contentHash": digest, "createdAt": created_at,
+        "createdAtMs": now_ms, "expiresAtMs": expires_at_ms,
     }  # fmt: skip
     spans = [
         {"documentId": e.document_id, "startOffset": e.start_offset, "endOffset": e.end_offset}
@@ -104,9 +106,9 @@ def create_draft(
     ]
     graph.write("escalations/create_draft", draft=draft, spans=spans)
     return Draft(
-        draft_id=draft["id"], scope=content.scope, status="pending", expired=False,
-        created_at=draft["createdAt"], expires_at=iso(draft["expiresAtMs"]),
-        content_hash=draft["contentHash"], ticket_id=None, draft=body,
+        draft_id=draft_id, scope=content.scope, status="pending", expired=False,
+        created_at=created_at, expires_at=iso(expires_at_ms), content_hash=digest,
+        ticket_id=None, draft=body,
     )  # fmt: skip
 
 
