@@ -40,7 +40,7 @@ from tests.integration.conftest import delete_scope
 from tests.integration.test_api_flows import HOSTILE as API_PAYLOADS
 
 KEY = "key-hostile-admin"
-MAX_REQUESTS = 1200  # the bound of one run (payloads x parameters)
+MAX_REQUESTS = 1600  # the bound of one run (payloads x parameters)
 # Values that attack the parser of a typed parameter or the router rather than Cypher.
 PARAMETER_PAYLOADS = [
     "-1",
@@ -197,9 +197,17 @@ def test_hostile_path_and_query_parameters(
     documents = client.get("/v1/documents", params={"scope": scope}, headers={"X-API-Key": KEY})
     document_id = documents.json()["items"][0]["id"]
     baseline = {"document_id": document_id, "point_id": "sentinel-stone", "q": "sentinel",
-                "scope": scope, "trace_id": "t_0000000000000000"}  # fmt: skip
+                "scope": scope, "trace_id": "t_0000000000000000",
+                "draft_id": "esc_0000000000000000",
+                "ticket_id": "tkt_0000000000000000"}  # fmt: skip
     question = {"query": "what is a sentinel stone?", "scope": scope}
-    bodies = {("POST", "/v1/query"): question, ("POST", "/v1/query/stream"): question}
+    bodies = {
+        ("POST", "/v1/query"): question,
+        ("POST", "/v1/query/stream"): question,
+        ("POST", "/v1/escalations/{draft_id}/confirm"): {"draft": {}},
+        ("POST", "/v1/escalations/tickets/{ticket_id}/resolve"): {"resolution": "x"},
+        ("POST", "/v1/reviews"): {"documents": [document_id], "questions": [question["query"]]},
+    }
     planned = _requests(_operations(client), baseline, bodies)
     parameters = {(route, method, name) for method, route, name, *_ in planned}
     assert len(planned) <= MAX_REQUESTS, len(planned)
