@@ -11,7 +11,8 @@
 // :param citations => '[{"documentId": "d_...", ...}]'
 // :param now => '2026-12-01T00:00:00.000Z'
 MATCH (t:Ticket {id: $ticketId})
-WHERE t.status = 'open' AND t.checkedSeq < $seq
+SET t.lastRecheckAttempt = $now  // the ticket's lock before its status is read, as resolve takes it
+WITH t WHERE t.status = 'open' AND t.checkedSeq < $seq
 SET t.checkedSeq = $seq, t.checkedAt = $now, t.lastAnswerId = $answerId,
     t.lastAnswerStatus = $answerStatus
 WITH t
