@@ -105,7 +105,7 @@ class AnswerController(Controller):
         exact quotes and document versions, context pack, reviews, the Cypher with parameters."""
         return export_bundle(_readable(resources, grant, trace_id))
 
-    @post("/{trace_id:str}/replay", status_code=200, responses=v1_problems(404))
+    @post("/{trace_id:str}/replay", status_code=200, responses=v1_problems(404, 409))
     async def replay_answer(
         self,
         resources: AppResources,
@@ -116,6 +116,10 @@ class AnswerController(Controller):
         id, the status, the evidence and citations, and the documents changed since. The new
         answer is recorded too (replayTraceId)."""
         detail = await anyio.to_thread.run_sync(partial(_readable, resources, grant, trace_id))
+        if "review" in (detail.response.get("kind"), detail.request.get("kind")):
+            # A review binds documents, not a retrieval: there is no question to ask again.
+            raise problem(409, "this record is a full-text review (POST /v1/reviews), not an "
+                          "answer: reviews are not replayed; post the review again")  # fmt: skip
         asked = detail.request
         request = QueryRequest(query=detail.stored.query, scope=asked.get("scope"),
                                depth=asked.get("depth"), top_k=asked.get("topK"))  # fmt: skip

@@ -33,6 +33,7 @@ from service.api.logs import RequestContextMiddleware
 from service.api.metrics import metrics, prometheus_config
 from service.api.queries import QueryController
 from service.api.rate_limit import RATE_LIMITER_STATE, RateLimiter, RateLimitMiddleware
+from service.api.reviews import ReviewController
 from service.api.state import AppResources, lifespan
 from service.api.streaming import StreamController
 from service.api.traces import TraceController
@@ -51,7 +52,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         route_handlers=[
             QueryController, StreamController, DocumentController, KnowledgePointController,
             TraceController, AnswerController, DocumentVersionController, ChangeController,
-            EmbeddingController, EscalationController,
+            EmbeddingController, EscalationController, ReviewController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too

@@ -35,6 +35,7 @@ from service.settings.evidence import (
 from service.settings.ingestion import IngestSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
 from service.settings.records import RecordSettings
+from service.settings.review import ReviewSettings
 from service.settings.versions import VersionSettings
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "Neo4jSettings",
     "PipelineSettings",
     "RecordSettings",
+    "ReviewSettings",
     "Settings",
     "SettingsError",
     "TextCacheSettings",
@@ -74,6 +76,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     text_cache: TextCacheSettings = msgspec.field(default_factory=TextCacheSettings)
     records: RecordSettings = msgspec.field(default_factory=RecordSettings)
     versions: VersionSettings = msgspec.field(default_factory=VersionSettings)
+    review: ReviewSettings = msgspec.field(default_factory=ReviewSettings)
     escalations: EscalationSettings = msgspec.field(default_factory=EscalationSettings)
 
     @classmethod
@@ -96,5 +99,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             text_cache=read_section(TextCacheSettings, env, "KGS_"),
             records=read_section(RecordSettings, env, "KGS_RECORDS_"),
             versions=read_section(VersionSettings, env, "KGS_VERSIONS_"),
+            review=read_section(ReviewSettings, env, "KGS_REVIEW_"),
             escalations=read_section(EscalationSettings, env, "KGS_ESCALATION_"),
         )  # fmt: skip

@@ -1,7 +1,7 @@
 """kill -9 during an escalation's confirmation never leaves a half-created ticket.
 
 A draft citing 1,000 paragraphs makes the confirming transaction long enough to be hit: it
-creates the ticket, its scope and answer links and 2,000 CITES relations, and marks the draft
+creates the ticket, its scope and answer links and 1,000 CITES relations, and marks the draft
 confirmed. First the confirming process is killed at points spread over that transaction's
 measured duration, then the Neo4j server itself under a confirmation. After every kill the draft
 is either still pending with no ticket at all, or confirmed with exactly one ticket that holds

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import msgspec
 
 from service.answer.sufficiency.model import AnswerabilityFeatures, EvidenceSupport, _norm, cosine
-from service.answer.sufficiency.terms import _has_term, _share, _stems
+from service.answer.sufficiency.terms import _share, has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.settings import AnswerSettings
 
@@ -31,8 +31,8 @@ def answerability_features(
         return None
     paragraph = best[1]
     terms = plan.terms
-    topic = _stems(support.topic)
-    on_topic = [t for t in terms if _has_term(support.topic, t, topic)]
+    topic = stems(support.topic)
+    on_topic = [t for t in terms if has_term(support.topic, t, topic)]
     off_topic = [t for t in terms if t not in on_topic]
     near = " ".join(text for _, text in ranked[:_TYPE_SENTENCES])
     rank = support.fulltext_rank

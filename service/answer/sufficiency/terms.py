@@ -16,11 +16,11 @@ def _stem(word: str) -> str:
     return stem if len(stem) >= 3 else word
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     return {_stem(w) for w in latin_words(text)}
 
 
-def _has_term(text: str, term: str, words: set[str]) -> bool:
+def has_term(text: str, term: str, words: set[str]) -> bool:
     """A Latin word term matches a word of the text by stem; other terms (CJK, compounds)
     match by their compact form, as in _coverage."""
     if term.isascii() and term.isalnum():
@@ -31,8 +31,8 @@ def _has_term(text: str, term: str, words: set[str]) -> bool:
 
 def _share(terms: Sequence[str], text: str) -> float:
     """Share of `terms` found in `text` (1.0 when there are none to find)."""
-    words = _stems(text)
-    return sum(1 for t in terms if _has_term(text, t, words)) / len(terms) if terms else 1.0
+    words = stems(text)
+    return sum(1 for t in terms if has_term(text, t, words)) / len(terms) if terms else 1.0
 
 
 _SUFFIX = re.compile(r"(?:ings?|ed|es|s|ly)$")
