@@ -3,7 +3,8 @@ middleware, grouped by route template), plus what the service itself counts: tim
 stage, answers by status (abstentions included), degraded answers, answer records written,
 dropped or failed, the stored records by scope and status (stale ones, their bytes), Neo4j
 errors, rate-limit refusals, and escalation tickets by scope and status with the
-escalation events (previews, confirmations, cancellations, gaps found answerable, resolutions)."""
+escalation events (previews, confirmations, cancellations, gaps found answerable, resolutions),
+and full-text reviews and their questions by status."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ __all__ = [
     "count_neo4j_error",
     "count_rate_limited",
     "count_record",
+    "count_review",
     "metrics",
     "prometheus_config",
     "record_answer",
@@ -55,6 +57,11 @@ RECORDS = Counter(
 )
 # preview, confirmed, cancelled, answerable (a re-check closed the gap), resolved
 ESCALATIONS = Counter("kgs_escalations_total", "Escalation events by kind", ["event"])
+REVIEWS = Counter("kgs_reviews_total", "Full-text reviews by overall status and method",
+                  ["status", "method"])  # fmt: skip
+REVIEW_QUESTIONS = Counter("kgs_review_questions_total",
+                           "Questions of full-text reviews by status and method",
+                           ["status", "method"])  # fmt: skip
 RATE_LIMITED = Counter(
     "kgs_rate_limited_total", "Requests refused 429 by the per-key rate limit", ["key"]
 )
@@ -164,6 +171,13 @@ def count_record(outcome: str) -> None:
 
 def count_escalation(event: str) -> None:
     ESCALATIONS.labels(event=event).inc()
+
+
+def count_review(status: str, method: str, questions: list[tuple[str, str]]) -> None:
+    """One full-text review: its overall status and method, and each question's."""
+    REVIEWS.labels(status=status, method=method).inc()
+    for question_status, question_method in questions:
+        REVIEW_QUESTIONS.labels(status=question_status, method=question_method).inc()
 
 
 def count_rate_limited(key: str) -> None:

@@ -18,10 +18,10 @@ import anyio
 import msgspec
 from litestar import Controller, post
 from litestar.params import Body, Parameter
-from prometheus_client import Counter
 
 from service.api.auth import Grant
 from service.api.errors import problem, v1_problems
+from service.api.metrics import count_review
 from service.api.queries import CLOSED_OBJECT
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
@@ -40,13 +40,6 @@ from service.review import (
 )
 
 __all__ = ["ReviewController", "ReviewRequest", "ReviewResponse"]
-
-# Module-level: prometheus_client keeps one registry per process (as service/api/metrics.py).
-REVIEWS = Counter("kgs_reviews_total", "Full-text reviews by overall status and method",
-                  ["status", "method"])  # fmt: skip
-REVIEW_QUESTIONS = Counter("kgs_review_questions_total",
-                           "Questions of full-text reviews by status and method",
-                           ["status", "method"])  # fmt: skip
 
 DocumentReference = Annotated[str, msgspec.Meta(
     description="a document id (d_...) or its path as stored (scope/dir/file.md)",
@@ -179,9 +172,8 @@ def _keep(
 ) -> None:
     """Count it, keep its trace in memory and hand its record to the writer (not awaited)."""
     review = response["trace"]["review"]
-    REVIEWS.labels(status=review["status"], method=review["method"]).inc()
-    for result in response["results"]:
-        REVIEW_QUESTIONS.labels(status=result["status"], method=result["method"]).inc()
+    count_review(review["status"], review["method"],
+                 [(r["status"], r["method"]) for r in response["results"]])  # fmt: skip
     now_ms = time.time_ns() // 1_000_000
     scope = response["scope"]
     query = "\n".join(data.questions)
