@@ -12,9 +12,15 @@
    sentence by the sufficiency package's word rule (service/answer/sufficiency/terms.py: stems of
    Latin words, compact forms of CJK and compound terms), never inside another word: over whole
    documents, 'port' inside 'proportion' would cover questions the documents do not address.
-4. Status, with AnswerSettings' named thresholds: coverage (share of key terms the findings
-   cover) under `borderline_coverage` -> NOT_FOUND, with no findings; under
-   `sufficient_coverage`, or a need of the question unmet -> PARTIAL; else ANSWERED. The needs
+4. Status, with AnswerSettings' named thresholds: the documents address the question only
+   where one passage does (a paragraph read under its section heading). Over whole documents,
+   with no retrieval ranking and no answerability gate to filter, terms scattered far apart
+   ("hot" in a table, "oven" three sections on) would pass for an answer. So:
+   - NOT_FOUND, with no findings, when no passage holds `PASSAGE_MIN_TERMS` of the key terms
+     together (all of them for a shorter question) and `borderline_coverage` of them;
+   - ANSWERED when one passage holds `sufficient_coverage` of them, the findings hold every one,
+     and every need of the question is met;
+   - PARTIAL otherwise, saying what is missing. The needs
    are the sufficiency review's own gates (service/answer/sufficiency) over the findings: steps
    for a how-to, a mechanism or consequence for a why, a defining sentence for a what-is, both
    sides of a comparison. A finding is read with its section heading for them ("Step 2: ..."
@@ -43,7 +49,9 @@ from service.review.screening import QuoteScreen
 from service.settings import AnswerSettings
 
 __all__ = [
+    "PASSAGE_MIN_TERMS",
     "SentencePool",
+    "best_passage",
     "cover_terms",
     "decide",
     "review_question",
@@ -51,6 +59,9 @@ __all__ = [
     "terms_in",
 ]
 
+# One shared word is no sign that a passage is about the question: it must hold at least two of
+# its key terms together (a one-term question, that term).
+PASSAGE_MIN_TERMS = 2
 # What a question of each intent needs besides its key terms (the intent gate's requirement).
 _INTENT_NEEDS = {
     "how_to": "steps",
@@ -132,14 +143,26 @@ def cover_terms(
     return [sentences[i] for i in sorted(chosen)]
 
 
-def decide(coverage: float, needs_met: bool, settings: AnswerSettings) -> ReviewStatus:
-    """The status from the share of key terms covered and whether the question's needs (intent,
-    compare sides) are met, by AnswerSettings' coverage thresholds."""
-    if coverage < settings.borderline_coverage:
+def decide(
+    passage: int, terms: int, coverage: float, needs_met: bool, settings: AnswerSettings
+) -> ReviewStatus:
+    """The status from the most key terms one passage holds (of `terms`), the findings' share
+    of them, and whether the question's needs (intent, compare sides) are met."""
+    share = passage / terms if terms else 0.0
+    if passage < min(PASSAGE_MIN_TERMS, terms) or share < settings.borderline_coverage:
         return "NOT_FOUND"
-    if coverage < settings.sufficient_coverage or not needs_met:
+    if share < settings.sufficient_coverage or coverage < 1.0 or not needs_met:
         return "PARTIAL"
     return "ANSWERED"
+
+
+def best_passage(binding: Binding, terms: Sequence[str]) -> int:
+    """The most of `terms` one bound paragraph holds, read under its section heading."""
+    return max(
+        (len(terms_in("\n".join((*p.heading_path[-1:], p.text)), terms))
+         for d in binding.documents for p in d.paragraphs),
+        default=0,
+    )  # fmt: skip
 
 
 def review_question(
@@ -162,12 +185,15 @@ def review_question(
     coverage = len(covered) / len(plan.terms)
     gates = _needs(plan, covered, chosen, settings) if chosen else ()
     unmet = tuple(_unmet(plan, g) for g in gates if not g.passed)
-    status = decide(coverage, not unmet, settings)
+    passage = best_passage(binding, plan.terms)
+    status = decide(passage, len(plan.terms), coverage, not unmet, settings)
     trace.update({
         "sentencesChosen": len(chosen), "coverage": round(coverage, 3),
+        "bestPassageTerms": passage,
         "coveredTerms": [t for t in plan.terms if t in covered], "missingTerms": list(missing),
         "thresholds": {"sufficientCoverage": settings.sufficient_coverage,
-                       "borderlineCoverage": settings.borderline_coverage},
+                       "borderlineCoverage": settings.borderline_coverage,
+                       "passageMinTerms": PASSAGE_MIN_TERMS},
         "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in gates],
     })  # fmt: skip
     findings: list[Finding] = []

@@ -211,16 +211,20 @@ def test_resolver_accepts_only_exact_quotes_of_bound_paragraphs() -> None:
 # --- status decisions -------------------------------------------------------------------------
 
 
-def test_decide_uses_the_answer_settings_coverage_thresholds() -> None:
+def test_decide_needs_one_passage_that_holds_the_question() -> None:
     low, high = ANSWER.borderline_coverage, ANSWER.sufficient_coverage
-    assert decide(0.0, True, ANSWER) == "NOT_FOUND"
-    assert decide(low - 0.01, True, ANSWER) == "NOT_FOUND"
-    assert decide(low, True, ANSWER) == "PARTIAL"
-    assert decide(high - 0.01, True, ANSWER) == "PARTIAL"
-    assert decide(high, True, ANSWER) == "ANSWERED"
-    assert decide(1.0, False, ANSWER) == "PARTIAL"  # a need unmet (steps, a compare side)
+    assert decide(0, 3, 0.0, True, ANSWER) == "NOT_FOUND"
+    # Every term found in the findings, but no passage holds two of them together.
+    assert decide(1, 3, 1.0, True, ANSWER) == "NOT_FOUND"
+    assert decide(1, 1, 1.0, True, ANSWER) == "ANSWERED"  # a one-term question: that term
+    assert decide(2, 10, 1.0, True, ANSWER) == ("NOT_FOUND" if low > 0.2 else "PARTIAL")
+    assert decide(3, 6, 0.5, True, ANSWER) == "PARTIAL"  # half the question, in one passage
+    assert decide(6, 6, 1.0, True, ANSWER) == "ANSWERED"
+    assert decide(6, 6, 0.99, True, ANSWER) == "PARTIAL"  # a term missing from the findings
+    assert decide(6, 6, 1.0, False, ANSWER) == "PARTIAL"  # a need unmet (steps, a compare side)
+    assert decide(round(high * 10) - 1, 10, 1.0, True, ANSWER) == "PARTIAL"
     stricter = msgspec.structs.replace(ANSWER, sufficient_coverage=1.0)
-    assert decide(high, True, stricter) == "PARTIAL"
+    assert decide(5, 6, 1.0, True, stricter) == "PARTIAL"
 
 
 def _result(status: str) -> QuestionReview:
