@@ -114,8 +114,21 @@ def compose_answer(
         and not (latin and _mostly_cjk(s.text))
     ]  # fmt: skip
     chosen = select(profile, plan, usable, settings, operand_points)
-    sentences = [*conflicts, *_as_draft(chosen)]
+    sentences = _distinct([*conflicts, *_as_draft(chosen)])
     return Draft(profile=profile, sentences=tuple(_bounded(sentences, settings)))
+
+
+def _distinct(sentences: Sequence[DraftSentence]) -> list[DraftSentence]:
+    """Each text once: the same words quoted from two places (a conflict line and a chosen
+    sentence, two copies of one page) would read as a repetition."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in sentences:
+        key = compact_key(sentence.text)
+        if key not in seen:
+            seen.add(key)
+            kept.append(sentence)
+    return kept
 
 
 def select(
@@ -174,14 +187,18 @@ def select(
             if s.label.startswith("failure")
             or (s.step is None and s.quote.lower().startswith("if "))
         ]
-        take("overview", [s for s in direct if s.step is None and not s.label][:1], 1)
+        numbered = bool(steps)
+        if numbered:  # a procedure opens with its steps; the page's scope sentence adds nothing
+            take("step", steps, settings.how_to_steps)
+        else:
+            take("overview", [s for s in direct if s.step is None and not s.label][:1], 1)
         take("prerequisite", prereq, 2)
         take(
             "prerequisite",
             _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]),
             1,
         )
-        if not steps:  # unnumbered procedure: its on-topic sentences in reading order
+        if not numbered:  # unnumbered procedure: its on-topic sentences in reading order
             steps = [
                 s
                 for s in same
@@ -190,7 +207,7 @@ def select(
                 and _coverage(s, plan) >= _HOW_TO_COVERAGE
             ]
             steps.sort(key=lambda s: (s.document_id, s.start))
-        take("step", steps, settings.how_to_steps)
+            take("step", steps, settings.how_to_steps)
         take("check", checks, 1)
         take("failure", failures, 2)
     elif profile == "compare":

@@ -27,6 +27,7 @@ __all__ = [
     "forget_public_texts",
     "is_artifact",
     "leaks_diagnostics",
+    "mermaid_statement",
     "public_text",
 ]
 
@@ -131,7 +132,7 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
     if kind == "mermaid":
         offset = 0
         for raw in text.split("\n"):
-            readable = _mermaid_statement(raw)
+            readable = mermaid_statement(raw)
             if readable:
                 lead = len(raw) - len(raw.lstrip())
                 pieces.append((offset + lead, offset + len(raw.rstrip()), readable))
@@ -248,7 +249,7 @@ def _label(quote: str) -> str:
     return match.group(0).rstrip(" :：").lower()
 
 
-def _mermaid_statement(line: str) -> str:
+def mermaid_statement(line: str) -> str:
     """`W[Water glass] -->|contrasts with| P[Plastic cup]` -> 'Water glass contrasts with
     Plastic cup.'; anything else in a Mermaid block (the header, styles) -> ''."""
     match = _MERMAID_EDGE.search(line)
@@ -259,7 +260,33 @@ def _mermaid_statement(line: str) -> str:
     label = (match.group("label") or "leads to").strip()
     if not a or not b or is_artifact(label):
         return ""
-    return f"{a} {label} {b}."
+    return f"{a} {_predicate(label)} {_in_sentence(b)}."
+
+
+def _predicate(label: str) -> str:
+    """An edge label as an English predicate: a verb stays ('contrasts with', 'precedes'); an
+    adjective, noun or participle gets its copula ('analogous to' -> 'is analogous to', 'part
+    of' -> 'is part of'). A verb of a label is taken to end in -s (third person), as edge labels
+    are written; -ous and -ss words are adjectives and nouns. Labels in other scripts stay."""
+    first = label.split()[0] if label.split() else ""
+    if not first.isascii() or not first.isalpha():
+        return label
+    lowered = first.lower()
+    verb = lowered.endswith("s") and not lowered.endswith(("ous", "ss", "vs"))
+    return label if verb or lowered in ("is", "are", "was", "has") else f"is {label}"
+
+
+def _in_sentence(name: str) -> str:
+    """A node's name inside a sentence: a capitalised common name of several words is written
+    in lower case ('Soda-lime glass' -> 'soda-lime glass'); one word, or any other capital, may
+    be a proper name or an acronym and stays as written."""
+    words = name.split()
+    first = words[0] if words else ""
+    common = (
+        len(words) > 1 and first[:1].isupper() and first[1:] == first[1:].lower()
+        and all(w == w.lower() for w in words[1:])
+    )  # fmt: skip
+    return first[:1].lower() + name[1:] if common else name
 
 
 def _table_rows(text: str) -> list[tuple[int, int, str]]:

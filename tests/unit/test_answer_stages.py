@@ -11,7 +11,7 @@ from service.answer.claims import map_claims, quote_matches_source, verify_quote
 from service.answer.composer import Draft, DraftSentence, compose_answer
 from service.answer.recovery import recovery_settings, should_recover
 from service.answer.release import release, review_release
-from service.answer.sentences import evidence_sentences, public_text
+from service.answer.sentences import evidence_sentences, mermaid_statement, public_text
 from service.answer.sufficiency import (
     DocumentValidity,
     EvidenceSupport,
@@ -263,6 +263,27 @@ def test_how_to_profile_keeps_prerequisite_steps_and_failure_without_labels() ->
     assert "step 1:" in text and "step 2:" in text
     assert "prerequisite:" not in text and "failure mode:" not in text
     assert text.index("step 1") < text.index("step 2")
+    # A numbered procedure opens with its steps, and no sentence is said twice.
+    assert slots[0] == "step" and "overview" not in slots
+    keys = [" ".join(s.text.lower().split()) for s in draft.sentences]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize(
+    ("edge", "statement"),
+    [
+        ("W[Water glass] -->|analogous to| S[Soda-lime glass]",
+         "Water glass is analogous to soda-lime glass."),
+        ("W[Water glass] -->|contrasts with| P[Plastic cup]",
+         "Water glass contrasts with plastic cup."),
+        ("A[Reference beam] -->|part of| B[Bench B]", "Reference beam is part of Bench B."),
+        ("A[Kiln] -->|precedes| B[Neo4j]", "Kiln precedes Neo4j."),
+        ("A[Water glass] --> B[Silica gel]", "Water glass leads to silica gel."),
+        ("A[水玻璃] -->|类似于| B[钠钙玻璃]", "水玻璃 类似于 钠钙玻璃."),
+    ],
+)  # fmt: skip
+def test_relation_edges_read_as_english(edge: str, statement: str) -> None:
+    assert mermaid_statement(f"  {edge}") == statement
 
 
 def test_definition_profile_leads_with_the_definition_and_drops_prompt_residue() -> None:
