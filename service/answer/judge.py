@@ -17,7 +17,7 @@ from typing import Annotated, Literal, Protocol
 
 import msgspec
 
-from service.answer.llm import LlmError
+from service.answer.llm import LlmError, reply_json
 from service.answer.sufficiency import SufficiencyReview
 from service.pipeline.context_pack import RagContextPack, middle_truncate
 from service.pipeline.plan import QueryPlan
@@ -112,7 +112,7 @@ def judge(
     except LlmError as error:
         return done(f"llm_judge_failed:{error.reason}")
     try:
-        verdict = msgspec.json.decode(_json_object(reply).encode(), type=Verdict)
+        verdict = msgspec.json.decode(reply_json(reply).encode(), type=Verdict)
     except msgspec.ValidationError:
         return done("llm_judge_failed:schema_violation")
     except msgspec.DecodeError:
@@ -147,12 +147,3 @@ def apply_verdict(
             degradation="insufficient_evidence", reasons=(*review.reasons, note),
         )  # fmt: skip
     return msgspec.structs.replace(review, reasons=(*review.reasons, note))
-
-
-def _json_object(reply: str) -> str:
-    """The reply itself, or the one JSON object inside a ```json fence some servers add."""
-    text = reply.strip()
-    if text.startswith("```"):
-        text = text.strip("`")
-        text = text[text.find("{") :] if "{" in text else text
-    return text

@@ -32,6 +32,7 @@ __all__ = [
     "LlmTimeout",
     "LlmUnavailable",
     "client_from_settings",
+    "reply_json",
 ]
 
 
@@ -129,3 +130,12 @@ class ChatClient:
 def client_from_settings(settings: LlmSettings) -> ChatClient | None:
     """The configured provider's client, or None when no base URL is set (the usual case)."""
     return ChatClient(settings) if settings.enabled else None
+
+
+def reply_json(reply: str) -> str:
+    """The reply itself, or the JSON object inside a ```json fence some servers add."""
+    text = reply.strip()
+    if text.startswith("```"):
+        text = text.strip("`")
+        text = text[text.find("{") :] if "{" in text else text
+    return text

@@ -30,7 +30,7 @@ import httpx
 import msgspec
 
 from service.answer.judge import ChatCompleter
-from service.answer.llm import ChatClient, LlmError
+from service.answer.llm import ChatClient, LlmError, reply_json
 from service.pipeline.plan import plan_query
 from service.review.model import Binding, Drop, Finding, QuestionReview, ReviewStatus
 from service.review.resolver import ObservedIds
@@ -155,7 +155,7 @@ def _call_failure(error: LlmError) -> str:
 def _results(reply: str, count: int) -> tuple[list[Any], str | None]:
     """The per-question results of a reply, or why the reply as a whole is refused."""
     try:
-        data = msgspec.json.decode(_json_text(reply).encode())
+        data = msgspec.json.decode(reply_json(reply).encode())
     except msgspec.DecodeError as error:
         return [], "truncated" if "truncated" in str(error) else "malformed"
     if (
@@ -167,15 +167,6 @@ def _results(reply: str, count: int) -> tuple[list[Any], str | None]:
     if len(data["results"]) != count:
         return [], "wrong_question_count"
     return list(data["results"]), None
-
-
-def _json_text(reply: str) -> str:
-    """The reply itself, or the JSON inside a ```json fence some servers add."""
-    text = reply.strip()
-    if text.startswith("```"):
-        text = text.strip("`")
-        text = text[text.find("{") :] if "{" in text else text
-    return text
 
 
 def _judged(
