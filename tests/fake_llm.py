@@ -23,6 +23,9 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     # Send the headers (full Content-Length) and only this many body bytes, then close the
     # connection: a reply cut off mid-body. None: the whole body.
     truncate_at_bytes: int | None = None
+    # The assistant text computed from the request body (replies that cite the ids the request
+    # shows); None: `content`.
+    write: Any = None
 
 
 def verdict(status: str, ids: list[str], reason: str = "scripted") -> Reply:
@@ -54,10 +57,11 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
             reply = state.next_reply(body)
             if reply.delay_s:
                 time.sleep(reply.delay_s)
+            text = reply.write(body) if reply.write is not None else reply.content
             payload = reply.raw if reply.raw is not None else json.dumps(
                 {"id": "fake", "object": "chat.completion", "model": body.get("model"),
                  "choices": [{"index": 0, "finish_reason": "stop",
-                              "message": {"role": "assistant", "content": reply.content}}]}
+                              "message": {"role": "assistant", "content": text}}]}
             )  # fmt: skip
             data = payload.encode()
             try:

@@ -34,10 +34,20 @@ from service.settings import AnswerSettings
 from service.text import tokens
 from service.text.relation_labels import compact_key
 
-__all__ = ["Draft", "DraftSentence", "Profile", "compose_answer", "profile_of", "select"]
+__all__ = [
+    "Draft",
+    "DraftSentence",
+    "Profile",
+    "compose_answer",
+    "conflict_lines",
+    "profile_of",
+    "select",
+    "sentence_end",
+]
 
 Profile = Literal["definition", "how_to", "compare", "causal_explain", "generic"]
-Kind = Literal["evidence", "conflict", "caveat"]
+# generated: a sentence a model wrote (service/answer/generation.py)
+Kind = Literal["evidence", "conflict", "caveat", "generated"]
 
 _ROLE_WEIGHT = {
     "direct_support": 1.0, "conflict": 0.9, "parent_context": 0.8, "adjacent_context": 0.6,
@@ -105,7 +115,7 @@ def compose_answer(
     operand_points: Sequence[tuple[int, str]] = (),
 ) -> Draft:
     profile = profile_of(plan)
-    conflicts = _conflict_lines(pack, pool)
+    conflicts = conflict_lines(pack, pool)
     values = {v.casefold() for line in conflicts for v in _values_of(line, pack)}
     latin = plan.query.isascii()
     usable = [
@@ -451,7 +461,7 @@ def _operand_words(plan: QueryPlan, index: int) -> set[str]:
 def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSentence]:
     return [
         DraftSentence(
-            text=_sentence_end(s.text),
+            text=sentence_end(s.text),
             kind="evidence",
             evidence=(s,),
             fragment_ids=(s.fragment_id,),
@@ -462,7 +472,7 @@ def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSente
     ]
 
 
-def _conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> list[DraftSentence]:
+def conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> list[DraftSentence]:
     lines = []
     for fragment in pack.fragments:
         if fragment.role != "conflict":
@@ -478,7 +488,7 @@ def _conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> l
         ) if values else ()  # fmt: skip
         lines.append(
             DraftSentence(
-                text=_sentence_end(text),
+                text=sentence_end(text),
                 kind="conflict",
                 evidence=support,
                 fragment_ids=(fragment.id,),
@@ -506,7 +516,7 @@ def _one_sided(text: str, values: set[str]) -> bool:
     return present == 1
 
 
-def _sentence_end(text: str) -> str:
+def sentence_end(text: str) -> str:
     text = text.strip()
     return text if text[-1:] in ".!?。！？:;)\"'" else text + "."
 

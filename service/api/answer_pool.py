@@ -30,6 +30,7 @@ from typing import Any
 
 import msgspec
 
+from service.answer.generation import generation_client
 from service.api.context import TracedGraph, trace_id_var
 from service.api.errors import neo4j_error_kind, problem, problem_for
 from service.api.metrics import count_neo4j_error
@@ -60,18 +61,25 @@ class AnswerJob(msgspec.Struct, frozen=True, kw_only=True):
     top_k: int | None
     scope_candidates: int  # scopes retrieved in full when none is named (ApiSettings)
     trace_id: str
+    generate: bool = False  # a configured provider writes the answer (service/answer/generation.py)
 
 
 def answer_job(
     graph: Graph, embedder: QueryEmbedder | None, job: AnswerJob, settings: Settings
 ) -> dict[str, Any]:
     """The answer, in a worker process or a thread of the service."""
-    if job.scope is not None:
-        return answer_question(graph, embedder, job.query, scope=job.scope, depth=job.depth,
-                               top_k=job.top_k, **stage_settings(settings))  # fmt: skip
-    return answer_best_scope(graph, embedder, job.query, scopes=job.scopes, depth=job.depth,
-                             top_k=job.top_k, candidates=job.scope_candidates,
-                             **stage_settings(settings))  # fmt: skip
+    generator = generation_client(settings.llm, settings.generation) if job.generate else None
+    try:
+        if job.scope is not None:
+            return answer_question(graph, embedder, job.query, scope=job.scope, depth=job.depth,
+                                   top_k=job.top_k, generator=generator,
+                                   **stage_settings(settings))  # fmt: skip
+        return answer_best_scope(graph, embedder, job.query, scopes=job.scopes, depth=job.depth,
+                                 top_k=job.top_k, candidates=job.scope_candidates,
+                                 generator=generator, **stage_settings(settings))  # fmt: skip
+    finally:
+        if generator is not None:
+            generator.close()
 
 
 class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):

@@ -53,6 +53,10 @@ class QueryRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     scope: QuestionScope | None = None
     depth: Literal["normal", "deep"] | None = None
     top_k: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    generate: Annotated[bool | None, msgspec.Meta(
+        description="a configured OpenAI-compatible provider writes the answer from the evidence "
+        "(reviewed like a composed one); omitted: KGS_GENERATION_DEFAULT; no provider: ignored"
+    )] = None  # fmt: skip
 
 
 class Citation(msgspec.Struct, kw_only=True, rename="camel"):
@@ -125,7 +129,8 @@ async def run_answer(
     job = AnswerJob(query=request.query, scope=scopes[0] if request.scope is not None else None,
                     scopes=scopes, depth=request.depth, top_k=request.top_k,
                     scope_candidates=resources.settings.api.question_scope_candidates,
-                    trace_id=graph.trace_id)  # fmt: skip
+                    trace_id=graph.trace_id,
+                    generate=_generate(resources, request))  # fmt: skip
     if resources.answer_pool is not None and on_call is None:
         async with resources.answer_limiter or nullcontext():
             response = await resources.answer_pool.answer(job)
@@ -151,6 +156,12 @@ async def run_answer(
         resources.records.submit(response, request=msgspec.to_builtins(request), scopes=scopes,
                                  key_name=grant.key, created_at_ms=now_ms)  # fmt: skip
     return response
+
+
+def _generate(resources: AppResources, request: QueryRequest) -> bool:
+    """Whether a provider writes this answer: asked for (or the server's default) and configured."""
+    asked = resources.settings.generation.default if request.generate is None else request.generate
+    return asked and resources.settings.llm.enabled
 
 
 def to_response(response: dict[str, Any], *, with_trace: bool) -> QueryResponse:

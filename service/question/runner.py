@@ -20,6 +20,7 @@ import msgspec
 from service.answer.claims import map_claims, verify_quotes
 from service.answer.composer import Draft, caveats, compose_answer, profile_of
 from service.answer.failures import classify_failures
+from service.answer.generation import generate_answer
 from service.answer.judge import ChatCompleter, JudgeOutcome, apply_verdict, judge
 from service.answer.llm import client_from_settings
 from service.answer.recovery import (
@@ -52,7 +53,13 @@ from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Hit, Retrieval, retrieve_spans
 from service.question import trace
-from service.settings import AnswerSettings, ConflictSettings, PipelineSettings, Settings
+from service.settings import (
+    AnswerSettings,
+    ConflictSettings,
+    GenerationSettings,
+    PipelineSettings,
+    Settings,
+)
 from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
@@ -76,12 +83,14 @@ class StageSettings(TypedDict):
     settings: PipelineSettings
     answer_settings: AnswerSettings
     conflict_settings: ConflictSettings
+    generation_settings: GenerationSettings
 
 
 def stage_settings(settings: Settings) -> StageSettings:
     """`settings`' evidence, answer and conflict sections, as keyword arguments."""
     return StageSettings(settings=settings.pipeline, answer_settings=settings.answer,
-                         conflict_settings=settings.conflicts)  # fmt: skip
+                         conflict_settings=settings.conflicts,
+                         generation_settings=settings.generation)  # fmt: skip
 
 
 class QuestionError(KgsError, ValueError):
@@ -154,10 +163,14 @@ def answer_question(
     conflict_settings: ConflictSettings | None = None,
     llm: ChatCompleter | bool | None = True,
     retrieved: Retrieved | None = None,
+    generator: ChatCompleter | None = None,
+    generation_settings: GenerationSettings | None = None,
 ) -> dict[str, Any]:
     """`llm`: True = the provider configured in the environment (if any); False/None = none;
     or a client (tests pass one pointing at a fake OpenAI-compatible server). `retrieved`: the
-    plan and retrieval already done in `scope` (the caller's trace holds their Cypher)."""
+    plan and retrieval already done in `scope` (the caller's trace holds their Cypher).
+    `generator`: a provider that writes the answer from the pack (service/answer/generation.py);
+    None: the composed answer."""
     settings = settings or PipelineSettings()
     answer_settings = answer_settings or AnswerSettings()
     client = default_llm() if llm is True else (llm or None)
@@ -287,6 +300,19 @@ def answer_question(
     if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
+    generation: dict[str, Any] | None = None
+    if generator is not None:
+        generation = {"requested": True, "used": False, "reason": "abstained"}
+        if not abstaining:
+            written = generate_answer(
+                generator, plan, pack, pool, draft.profile, review, context,
+                answer_settings=answer_settings,
+                settings=generation_settings or GenerationSettings(),
+            )  # fmt: skip
+            generation = written.trace
+            if written.draft is not None and written.review is not None:
+                draft, release_review = written.draft, written.review
+        lap("generation")
     answer = (
         _abstention(plan, review, scope, retrieval, bool(pool))
         if abstaining
@@ -327,6 +353,7 @@ def answer_question(
             "ragFailureClassifications": [trace.camel(f) for f in failures],
             "answerReleaseReview": trace.camel(release_review),
             "answerClaimCitations": [trace.camel(c) for c in claims],
+            **({"generation": generation} if generation is not None else {}),
             "cypher": [trace.camel(call) for call in run.calls],
         },
     }

@@ -65,7 +65,12 @@ from service.question.runner import (
     embed_in_background,
 )
 from service.scope import scope_key
-from service.settings import AnswerSettings, ConflictSettings, PipelineSettings
+from service.settings import (
+    AnswerSettings,
+    ConflictSettings,
+    GenerationSettings,
+    PipelineSettings,
+)
 from service.text.relation_labels import compact_key
 
 __all__ = [
@@ -139,6 +144,8 @@ def answer_best_scope(
     conflict_settings: ConflictSettings | None = None,
     llm: ChatCompleter | bool | None = True,
     candidates: int,
+    generator: ChatCompleter | None = None,
+    generation_settings: GenerationSettings | None = None,
 ) -> dict[str, Any]:
     """The answer response of answer_question, from the scope among `scopes` (all readable by
     the caller) whose evidence is closest to the question; the trace says which and why.
@@ -190,7 +197,7 @@ def answer_best_scope(
     response = answer_question(
         run, embedder, query, scope=chosen, depth=depth, top_k=top_k, settings=settings,
         answer_settings=answer_settings, conflict_settings=conflict_settings, llm=llm,
-        retrieved=retrieved,
+        retrieved=retrieved, generator=generator, generation_settings=generation_settings,
     )  # fmt: skip
     trace = response["trace"]
     trace["scopeChoice"] = {

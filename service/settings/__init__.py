@@ -32,6 +32,7 @@ from service.settings.evidence import (
     PipelineSettings,
     TextCacheSettings,
 )
+from service.settings.generation import GenerationSettings
 from service.settings.ingestion import IngestSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
 from service.settings.records import RecordSettings
@@ -46,6 +47,7 @@ __all__ = [
     "EmbeddingSettings",
     "EscalationSettings",
     "FactSettings",
+    "GenerationSettings",
     "IngestSettings",
     "LlmSettings",
     "LocalServerSettings",
@@ -69,6 +71,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     cypher_dir: Path
     use_docker: Annotated[bool, env_name("KGS_USE_DOCKER"), AUTO_IS_ON] = True
     llm: LlmSettings = msgspec.field(default_factory=LlmSettings)
+    generation: GenerationSettings = msgspec.field(default_factory=GenerationSettings)
     api: ApiSettings = msgspec.field(default_factory=ApiSettings)
     pipeline: PipelineSettings = msgspec.field(default_factory=PipelineSettings)
     answer: AnswerSettings = msgspec.field(default_factory=AnswerSettings)
@@ -92,6 +95,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ingest=read_section(IngestSettings, env, "KGS_INGEST_"),
             cypher_dir=Path(env.get("KGS_CYPHER_DIR") or root / "cypher"),
             llm=read_section(LlmSettings, env, "KGS_LLM_"),
+            generation=read_section(GenerationSettings, env, "KGS_GENERATION_"),
             api=read_section(ApiSettings, env, "KGS_API_", keys=api_keys(env)),
             pipeline=read_section(PipelineSettings, env, "KGS_PIPELINE_"),
             answer=read_section(AnswerSettings, env, "KGS_ANSWER_"),
