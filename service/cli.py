@@ -95,6 +95,15 @@ def _parser() -> argparse.ArgumentParser:
         ask.add_argument("--top-k", type=int, dest="top_k")
         if name == "ask":
             ask.add_argument("--json", action="store_true", help="the whole response with trace")
+            ask.add_argument(
+                "--generate", action=argparse.BooleanOptionalAction, default=None,
+                help="the configured provider (KGS_LLM_BASE_URL) writes the answer; default: "
+                "KGS_GENERATION_DEFAULT",
+            )  # fmt: skip
+            ask.add_argument(
+                "--stream", action="store_true",
+                help="print written sentences as they come (implies --generate)",
+            )  # fmt: skip
         ask.set_defaults(run=_ask if name == "ask" else _explain)
 
     probe = sub.add_parser("probe", help="run probe cases against the pipeline")
@@ -184,32 +193,53 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     return run_ingest(args, settings)
 
 
-def _answer(args: argparse.Namespace, settings: Settings) -> tuple[dict[str, Any], Any]:
+def _answer(
+    args: argparse.Namespace, settings: Settings, on_sentence: Any = None
+) -> tuple[dict[str, Any], Any]:
     from ingest.embeddings import ModelRoster
+    from service.answer.generation import generation_client
     from service.question.runner import answer_question, stage_settings
     from service.question.scope_choice import answer_best_scope, scopes_to_search
 
     embedder = ModelRoster(settings.embedding.for_queries()) if settings.embedding.enabled else None
+    asked = getattr(args, "generate", None)
+    wanted = getattr(args, "stream", False) or (
+        settings.generation.default if asked is None else asked
+    )
+    generator = generation_client(settings.llm, settings.generation) if wanted else None
+    written = {"generator": generator, "on_sentence": on_sentence}
     with graph_session(settings, ensure_schema=False) as graph:
         if args.scope is None:  # the command line reads every scope
             scopes = scopes_to_search(graph, None, settings.api.max_question_scopes)
             response = answer_best_scope(
                 graph, embedder, args.question, scopes=scopes, depth=args.depth,
                 top_k=args.top_k, candidates=settings.api.question_scope_candidates,
-                **stage_settings(settings),
+                **written, **stage_settings(settings),
             )  # fmt: skip
         else:
             response = answer_question(graph, embedder, args.question, scope=args.scope,
-                                       depth=args.depth, top_k=args.top_k,
+                                       depth=args.depth, top_k=args.top_k, **written,
                                        **stage_settings(settings))  # fmt: skip
         return response, graph.registry
 
 
 def _ask(args: argparse.Namespace, settings: Settings) -> int:
-    response, _ = _answer(args, settings)
+    if args.stream and not settings.llm.enabled:
+        print("kgs ask --stream needs a provider: set KGS_LLM_BASE_URL", file=sys.stderr)
+        return 2
+    streamed: list[str] = []
+
+    def on_sentence(text: str) -> None:
+        streamed.append(text)
+        print(text, flush=True)
+
+    response, _ = _answer(args, settings, on_sentence if args.stream else None)
     if args.json:
         print(json.dumps(response, indent=2, ensure_ascii=False, default=str))
         return 0
+    if streamed:
+        revised = response["answer"] != " ".join(streamed)
+        print("-- reviewed answer" + (" (changed from what was streamed):" if revised else ":"))
     print(f"[{response['status']}] {response['answer']}")
     if args.scope is None:
         choice = response["trace"]["scopeChoice"]

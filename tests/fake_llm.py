@@ -26,6 +26,12 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     # The assistant text computed from the request body (replies that cite the ids the request
     # shows); None: `content`.
     write: Any = None
+    # A request with `stream: true` gets the text as server-sent chunks of this many
+    # characters, this far apart; after `stop_after_chunks` chunks the connection closes
+    # without [DONE] (a server stopped mid-stream).
+    chunk_chars: int = 12
+    chunk_delay_s: float = 0.0
+    stop_after_chunks: int | None = None
 
 
 def verdict(status: str, ids: list[str], reason: str = "scripted") -> Reply:
@@ -58,6 +64,9 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             text = reply.write(body) if reply.write is not None else reply.content
+            if body.get("stream") and reply.raw is None and reply.status == 200:
+                self._stream(text, reply)
+                return
             payload = reply.raw if reply.raw is not None else json.dumps(
                 {"id": "fake", "object": "chat.completion", "model": body.get("model"),
                  "choices": [{"index": 0, "finish_reason": "stop",
@@ -75,6 +84,27 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
                     self.close_connection = True
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test)
+
+        def _stream(self, text: str, reply: Reply) -> None:
+            pieces = [
+                text[i : i + reply.chunk_chars] for i in range(0, len(text), reply.chunk_chars)
+            ]
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for count, piece in enumerate(pieces):
+                    if reply.stop_after_chunks is not None and count == reply.stop_after_chunks:
+                        self.close_connection = True
+                        return
+                    chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    time.sleep(reply.chunk_delay_s)
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def log_message(self, format: str, *args: Any) -> None:
             return

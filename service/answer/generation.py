@@ -19,12 +19,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
 from service.answer.composer import Draft, DraftSentence, Profile, conflict_lines, sentence_end
+from service.answer.injection import scan_texts, screen_sentence
 from service.answer.judge import ChatCompleter
 from service.answer.llm import ChatClient, LlmError
 from service.answer.release import ReleaseReview, release
@@ -208,10 +209,15 @@ def generate_answer(
     *,
     answer_settings: AnswerSettings,
     settings: GenerationSettings,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> Generation:
     """One provider call, the reply parsed and bounded, then the release review over it. Any
     failure (the provider's, a reply without a usable line, a review that removes every written
-    sentence) returns no draft, with the reason in the trace."""
+    sentence) returns no draft, with the reason in the trace.
+
+    `on_sentence` given (and a client that streams): each line is heard as soon as the model
+    has written it, if it passes the line checks and the injection screen; the final answer may
+    still differ (the review's revision, or the composed answer after a failure)."""
     payload = generation_payload(plan, pack, pool, profile, settings)
     shown = {e["id"] for e in payload["evidence"]}
     observed = {s.citation_id: s for s in pool if s.citation_id in shown}
@@ -222,8 +228,16 @@ def generate_answer(
         trace.update(reason=reason, detail=detail[:DETAIL_CHARS], elapsedMs=_ms(started))
         return Generation(draft=None, review=None, trace=trace)
 
+    system, user = system_prompt(settings), json.dumps(payload, ensure_ascii=False)
+    stream = getattr(client, "stream", None)
     try:
-        reply = client.complete(system_prompt(settings), json.dumps(payload, ensure_ascii=False))
+        if on_sentence is not None and stream is not None:
+            streamer = _LineStream(observed, pack, settings, on_sentence)
+            reply = stream(system, user, streamer.feed)
+            streamer.close()
+            trace["streamed"] = streamer.sent
+        else:
+            reply = client.complete(system, user)
     except LlmError as error:
         return failed(error.reason, str(error))
     lines, rejected = parse_reply(reply, observed, settings)
@@ -243,6 +257,43 @@ def generate_answer(
         return failed("review_removed_all", "the release review kept no written sentence")
     trace.update(used=True, reason=None, elapsedMs=_ms(started))
     return Generation(draft=reviewed, review=review, trace=trace)
+
+
+class _LineStream:
+    """Streamed text cut into lines; each complete line that passes `parse_reply`'s checks and
+    the injection screen is passed on at once. A line the model has not finished is held."""
+
+    def __init__(
+        self,
+        observed: Mapping[str, EvidenceSentence],
+        pack: RagContextPack,
+        settings: GenerationSettings,
+        on_sentence: Callable[[str], None],
+    ) -> None:
+        self.observed, self.settings, self.on_sentence = observed, settings, on_sentence
+        self.scan = scan_texts(f.text for f in pack.fragments)
+        self.buffer, self.sent = "", 0
+
+    def feed(self, text: str) -> None:
+        self.buffer += text
+        while "\n" in self.buffer:
+            line, self.buffer = self.buffer.split("\n", 1)
+            self._line(line)
+
+    def close(self) -> None:
+        self._line(self.buffer)
+        self.buffer = ""
+
+    def _line(self, line: str) -> None:
+        if self.sent == self.settings.max_sentences:
+            return
+        [kept, _] = parse_reply(line, self.observed, self.settings)
+        if not kept:
+            return
+        quotes = [self.observed[i].quote for i in kept[0].citation_ids]
+        if screen_sentence(kept[0].text, quotes, self.scan) is None:
+            self.sent += 1
+            self.on_sentence(sentence_end(kept[0].text))
 
 
 def generation_client(llm: LlmSettings, settings: GenerationSettings) -> ChatClient | None:

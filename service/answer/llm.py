@@ -15,7 +15,8 @@ Exceptions, all subclasses of LlmError, each with a short stable `reason` for th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
@@ -71,6 +72,27 @@ class _Completion(msgspec.Struct, frozen=True):
     choices: list[_Choice]
 
 
+class _Delta(msgspec.Struct, frozen=True):
+    content: str | None = None
+
+
+class _ChunkChoice(msgspec.Struct, frozen=True):
+    delta: _Delta = msgspec.field(default_factory=_Delta)
+
+
+class _Chunk(msgspec.Struct, frozen=True):
+    choices: list[_ChunkChoice]
+
+
+def _delta(data: str) -> str:
+    """The text of one streamed chunk (`data: {...}`); none for a chunk without text."""
+    try:
+        chunk = msgspec.json.decode(data, type=_Chunk)
+    except msgspec.DecodeError as error:
+        raise LlmProtocolError(f"not a chat completion chunk: {error}") from error
+    return (chunk.choices[0].delta.content or "") if chunk.choices else ""
+
+
 class ChatClient:
     """`complete(system, user, schema)` -> the assistant's text. Thread-safe; one per process."""
 
@@ -89,6 +111,25 @@ class ChatClient:
         )
 
     def complete(self, system: str, user: str, schema: Mapping[str, Any] | None = None) -> str:
+        body = self._body(system, user, schema)
+        try:
+            response = self._http.post("/chat/completions", json=body)
+        except httpx.TimeoutException as error:
+            limit = self.settings.timeout_s
+            raise LlmTimeout(f"provider did not answer within {limit} s") from error
+        except httpx.TransportError as error:
+            raise LlmUnavailable(f"provider unreachable: {error}") from error
+        if response.status_code // 100 != 2:
+            raise LlmHttpError(response.status_code, response.text)
+        try:
+            completion = msgspec.json.decode(response.content, type=_Completion)
+        except msgspec.DecodeError as error:
+            raise LlmProtocolError(f"not a chat completion: {error}") from error
+        if not completion.choices or not completion.choices[0].message.content:
+            raise LlmProtocolError("the completion has no text")
+        return completion.choices[0].message.content
+
+    def _body(self, system: str, user: str, schema: Mapping[str, Any] | None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.settings.model,
             "messages": [
@@ -106,22 +147,40 @@ class ChatClient:
             }
         elif schema is not None and self.settings.response_format == "json_object":
             body["response_format"] = {"type": "json_object"}
+        return body
+
+    def stream(self, system: str, user: str, on_text: Callable[[str], None]) -> str:
+        """The assistant's text, streamed (`stream: true`): `on_text` hears each piece as it
+        arrives. A stream that ends before its `[DONE]` (the server stopped mid-stream) is a
+        protocol error, and `timeout_s` bounds the whole stream, not only each read."""
+        body = self._body(system, user, None) | {"stream": True}
+        started = time.monotonic()
+        parts: list[str] = []
         try:
-            response = self._http.post("/chat/completions", json=body)
+            with self._http.stream("POST", "/chat/completions", json=body) as response:
+                if response.status_code // 100 != 2:
+                    raise LlmHttpError(
+                        response.status_code, response.read().decode(errors="replace")
+                    )
+                for line in response.iter_lines():
+                    if time.monotonic() - started > self.settings.timeout_s:
+                        raise LlmTimeout(
+                            f"provider did not finish within {self.settings.timeout_s} s"
+                        )
+                    data = line[len("data:") :].strip() if line.startswith("data:") else None
+                    if data == "[DONE]":
+                        return "".join(parts)
+                    if data:
+                        piece = _delta(data)
+                        parts.append(piece)
+                        on_text(piece)
         except httpx.TimeoutException as error:
-            limit = self.settings.timeout_s
-            raise LlmTimeout(f"provider did not answer within {limit} s") from error
+            raise LlmTimeout(
+                f"provider did not answer within {self.settings.timeout_s} s"
+            ) from error
         except httpx.TransportError as error:
-            raise LlmUnavailable(f"provider unreachable: {error}") from error
-        if response.status_code // 100 != 2:
-            raise LlmHttpError(response.status_code, response.text)
-        try:
-            completion = msgspec.json.decode(response.content, type=_Completion)
-        except msgspec.DecodeError as error:
-            raise LlmProtocolError(f"not a chat completion: {error}") from error
-        if not completion.choices or not completion.choices[0].message.content:
-            raise LlmProtocolError("the completion has no text")
-        return completion.choices[0].message.content
+            raise LlmUnavailable(f"provider stream broken: {error}") from error
+        raise LlmProtocolError("the stream ended before [DONE]")
 
     def close(self) -> None:
         self._http.close()

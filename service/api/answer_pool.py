@@ -65,18 +65,24 @@ class AnswerJob(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def answer_job(
-    graph: Graph, embedder: QueryEmbedder | None, job: AnswerJob, settings: Settings
+    graph: Graph,
+    embedder: QueryEmbedder | None,
+    job: AnswerJob,
+    settings: Settings,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """The answer, in a worker process or a thread of the service."""
+    """The answer, in a worker process or a thread of the service (`on_sentence`: the stream's
+    written sentences, in a thread only)."""
     generator = generation_client(settings.llm, settings.generation) if job.generate else None
     try:
         if job.scope is not None:
             return answer_question(graph, embedder, job.query, scope=job.scope, depth=job.depth,
                                    top_k=job.top_k, generator=generator,
-                                   **stage_settings(settings))  # fmt: skip
+                                   on_sentence=on_sentence, **stage_settings(settings))  # fmt: skip
         return answer_best_scope(graph, embedder, job.query, scopes=job.scopes, depth=job.depth,
                                  top_k=job.top_k, candidates=job.scope_candidates,
-                                 generator=generator, **stage_settings(settings))  # fmt: skip
+                                 generator=generator, on_sentence=on_sentence,
+                                 **stage_settings(settings))  # fmt: skip
     finally:
         if generator is not None:
             generator.close()

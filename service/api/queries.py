@@ -121,6 +121,7 @@ async def run_answer(
     scopes: tuple[str, ...],
     request: QueryRequest,
     on_call: Callable[[CypherCall], None] | None = None,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Answer in a worker process, or a thread of this one (the stream's progress events come
     from the thread), at most max_concurrent_answers at once; keep the trace, and hand the
@@ -135,7 +136,7 @@ async def run_answer(
         async with resources.answer_limiter or nullcontext():
             response = await resources.answer_pool.answer(job)
     else:
-        work = partial(answer_job, graph, resources.embedder, job, resources.settings)
+        work = partial(answer_job, graph, resources.embedder, job, resources.settings, on_sentence)
         response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id

@@ -4,7 +4,12 @@
                       and the key reads several scopes; scopes: those to be searched
     event: progress   {"stage", "statement", "rows", "elapsedMs"}   one per Cypher statement,
                       as it finishes (stage: retrieval, graphContext, augmentation, ...)
-    event: answer     the answer response of POST /v1/query
+    event: delta      {"text"}   with `generate`, each sentence the model has written, as soon
+                      as it passes the line checks and the injection screen (docs/generation.md)
+    event: answer     the answer response of POST /v1/query, authoritative; after deltas it
+                      adds "streamed": {"sentences", "revised"}: revised is true when the
+                      answer is not the streamed sentences (the review changed them, or the
+                      provider failed and the composed answer is given)
     event: error      a problem details object (an error after the stream has started)
 
 Requests that are invalid, unauthorised or outside the grant are refused before the stream
@@ -84,9 +89,17 @@ async def _events(
     def on_call(call: CypherCall) -> None:  # runs in the worker thread
         loop.call_soon_threadsafe(queue.put_nowait, _progress(call))
 
+    streamed: list[str] = []
+
+    def on_sentence(text: str) -> None:  # runs in the worker thread
+        streamed.append(text)
+        loop.call_soon_threadsafe(queue.put_nowait, _event("delta", {"text": text}))
+
     scope = scopes[0] if len(scopes) == 1 else None
     yield _event("started", {"traceId": current_trace_id(), "scope": scope, "scopes": scopes})
-    task = asyncio.ensure_future(run_answer(resources, grant, scopes, request, on_call))
+    task = asyncio.ensure_future(
+        run_answer(resources, grant, scopes, request, on_call, on_sentence)
+    )
     # Progress callbacks were queued before the worker returned, so they arrive first.
     task.add_done_callback(lambda _: queue.put_nowait(None))
     try:
@@ -103,7 +116,11 @@ async def _events(
         if not task.done():
             # A client that left: the answer still finishes; only a failure is logged.
             task.add_done_callback(_log_failure)
-    yield _event("answer", msgspec.to_builtins(to_response(response, with_trace=with_trace)))
+    body = msgspec.to_builtins(to_response(response, with_trace=with_trace))
+    if streamed:
+        body["streamed"] = {"sentences": len(streamed),
+                            "revised": body["answer"] != " ".join(streamed)}  # fmt: skip
+    yield _event("answer", body)
 
 
 log = logging.getLogger("kgs.api")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol, TypedDict
 
@@ -165,12 +165,14 @@ def answer_question(
     retrieved: Retrieved | None = None,
     generator: ChatCompleter | None = None,
     generation_settings: GenerationSettings | None = None,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """`llm`: True = the provider configured in the environment (if any); False/None = none;
     or a client (tests pass one pointing at a fake OpenAI-compatible server). `retrieved`: the
     plan and retrieval already done in `scope` (the caller's trace holds their Cypher).
     `generator`: a provider that writes the answer from the pack (service/answer/generation.py);
-    None: the composed answer."""
+    None: the composed answer. `on_sentence`: hears each written sentence as it is written
+    (POST /v1/query/stream)."""
     settings = settings or PipelineSettings()
     answer_settings = answer_settings or AnswerSettings()
     client = default_llm() if llm is True else (llm or None)
@@ -307,7 +309,7 @@ def answer_question(
             written = generate_answer(
                 generator, plan, pack, pool, draft.profile, review, context,
                 answer_settings=answer_settings,
-                settings=generation_settings or GenerationSettings(),
+                settings=generation_settings or GenerationSettings(), on_sentence=on_sentence,
             )  # fmt: skip
             generation = written.trace
             if written.draft is not None and written.review is not None:

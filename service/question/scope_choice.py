@@ -45,7 +45,7 @@ not even its name, reaches the answer or the trace.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -146,6 +146,7 @@ def answer_best_scope(
     candidates: int,
     generator: ChatCompleter | None = None,
     generation_settings: GenerationSettings | None = None,
+    on_sentence: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The answer response of answer_question, from the scope among `scopes` (all readable by
     the caller) whose evidence is closest to the question; the trace says which and why.
@@ -198,6 +199,7 @@ def answer_best_scope(
         run, embedder, query, scope=chosen, depth=depth, top_k=top_k, settings=settings,
         answer_settings=answer_settings, conflict_settings=conflict_settings, llm=llm,
         retrieved=retrieved, generator=generator, generation_settings=generation_settings,
+        on_sentence=on_sentence,
     )  # fmt: skip
     trace = response["trace"]
     trace["scopeChoice"] = {

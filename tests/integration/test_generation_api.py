@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -34,6 +36,7 @@ Basalt is crushed for road construction and railway ballast.
 """
 QUESTION = {"query": "What is basalt?", "scope": SCOPE}
 TIMEOUT_S = 1.0
+CLI_TIMEOUT_S = 300
 
 
 def _evidence(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -141,3 +144,80 @@ def test_an_unreachable_provider_leaves_the_composed_answer(app_for: Any) -> Non
         composed, written = ask(client), ask(client, generate=True)
     assert written["trace"]["generation"]["reason"] == "connection"
     assert written["answer"] == composed["answer"]
+
+
+def stream(client: TestClient[Any]) -> list[tuple[str, Any]]:
+    """The events of POST /v1/query/stream with `generate: true`, in order."""
+    with client.stream("POST", "/v1/query/stream", json={**QUESTION, "generate": True}) as sse:
+        assert sse.status_code == 200
+        text = "\n".join(sse.iter_lines())
+    events = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "event" in fields:
+            events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def two_lines(body: dict[str, Any]) -> str:
+    evidence = _evidence(body)
+    return "\n".join(f"{e['text']} [{e['id']}]" for e in evidence[:2])
+
+
+def test_written_sentences_stream_before_the_reviewed_answer(app_for: Any) -> None:
+    reply = Reply(write=two_lines, chunk_chars=7, chunk_delay_s=0.01)
+    with fake_llm([reply]) as (url, _), app_for(url) as client:
+        events = stream(client)
+    kinds = [kind for kind, _ in events]
+    deltas = [data["text"] for kind, data in events if kind == "delta"]
+    assert kinds[0] == "started" and kinds[-1] == "answer" and len(deltas) == 2
+    assert kinds.index("delta") < kinds.index("answer")
+    answer = events[-1][1]
+    assert answer["trace"]["generation"]["used"] is True
+    assert answer["streamed"] == {"sentences": 2, "revised": answer["answer"] != " ".join(deltas)}
+    assert all(delta in answer["answer"] for delta in deltas)
+
+
+def test_a_hostile_line_is_never_streamed(app_for: Any) -> None:
+    with fake_llm([Reply(write=hostile, chunk_chars=9)]) as (url, _), app_for(url) as client:
+        events = stream(client)
+    streamed = " ".join(data["text"] for kind, data in events if kind == "delta").lower()
+    assert streamed  # the faithful first line
+    for relayed in ("ignore all previous", "system prompt", "evil.example", "acme"):
+        assert relayed not in streamed
+
+
+def test_a_provider_stopped_mid_stream_gives_the_composed_answer(app_for: Any) -> None:
+    reply = Reply(write=two_lines, chunk_chars=10, stop_after_chunks=12)
+    with fake_llm([reply]) as (url, _), app_for(url) as client:
+        composed = ask(client)
+        events = stream(client)
+    answer = events[-1][1]
+    assert answer["trace"]["generation"]["reason"] == "bad_response"
+    assert (answer["answer"], answer["status"]) == (composed["answer"], composed["status"])
+    if any(kind == "delta" for kind, _ in events):  # a line complete before the stop
+        assert answer["streamed"]["revised"] is True
+
+
+def test_kgs_ask_stream_prints_sentences_then_the_reviewed_answer(
+    app_for: Any, cli_env: dict[str, str]
+) -> None:
+    with fake_llm([Reply(write=two_lines, chunk_chars=5)]) as (url, server):
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", "ask", QUESTION["query"], "--scope", SCOPE,
+             "--stream"],
+            env={**cli_env, "KGS_LLM_BASE_URL": url}, capture_output=True, text=True,
+            timeout=CLI_TIMEOUT_S,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.requests and server.requests[0]["stream"] is True
+    lines = done.stdout.splitlines()
+    marker = next(i for i, line in enumerate(lines) if line.startswith("-- reviewed answer"))
+    assert marker >= 1 and lines[marker + 1].startswith("[answered] ")
+    assert all(line in lines[marker + 1] for line in lines[:marker])
+    refused = subprocess.run(
+        [sys.executable, "-m", "service.cli", "ask", "what?", "--stream"],
+        env={**cli_env, "KGS_LLM_BASE_URL": ""}, capture_output=True, text=True,
+        timeout=CLI_TIMEOUT_S,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "KGS_LLM_BASE_URL" in refused.stderr
