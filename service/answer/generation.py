@@ -240,6 +240,8 @@ def generate_answer(
             reply = client.complete(system, user)
     except LlmError as error:
         return failed(error.reason, str(error))
+    trace["providerMs"] = _ms(started)
+    reviewing = time.perf_counter()
     lines, rejected = parse_reply(reply, observed, settings)
     trace.update(
         linesWritten=len(lines) + len(rejected),
@@ -255,7 +257,7 @@ def generate_answer(
                  reviewAction=review.action)  # fmt: skip
     if review.action == "abstained" or written == 0:
         return failed("review_removed_all", "the release review kept no written sentence")
-    trace.update(used=True, reason=None, elapsedMs=_ms(started))
+    trace.update(used=True, reason=None, reviewMs=_ms(reviewing), elapsedMs=_ms(started))
     return Generation(draft=reviewed, review=review, trace=trace)
 
 
