@@ -51,24 +51,27 @@ READY_TIMEOUT_S = 180.0
 
 
 class FirstLine:
-    """When the provider sent the chunk that completes its first line, per request."""
+    """When the provider was called and when it had sent the end of its first line (the
+    generation calls only: with a provider set, the judge calls it too)."""
 
     def __init__(self) -> None:
-        self.sent_at: list[float] = []
         self.called_at: list[float] = []
+        self.sent_at: list[float] = []
         self.lock = threading.Lock()
 
     def write(self, body: dict[str, Any]) -> str:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        evidence = json.loads(user).get("evidence")
+        if evidence is None:
+            return "{}"  # a judge call: an invalid verdict, the judge steps aside
         with self.lock:
             self.called_at.append(time.monotonic())
-        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-        evidence = json.loads(user)["evidence"][:2]
-        text = "\n".join(f"{e['text']} [{e['id']}]" for e in evidence)
-        first = len(text.split("\n", 1)[0]) + 1
-        chunks_to_first_line = -(-first // CHUNK_CHARS)
-        with self.lock:  # the fake sends chunk k at about k * CHUNK_DELAY_S after the headers
-            self.sent_at.append(time.monotonic() + chunks_to_first_line * CHUNK_DELAY_S)
-        return text
+        return "\n".join(f"{e['text']} [{e['id']}]" for e in evidence[:2])
+
+    def on_chunk(self, sent: str) -> None:
+        with self.lock:
+            if "\n" in sent and len(self.sent_at) < len(self.called_at):
+                self.sent_at.append(time.monotonic())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     public = clapnq_set(Path(args.eval_dir))
     questions = [q.question for q in public.questions if q.answerable][: args.questions]
     first_line = FirstLine()
-    reply = Reply(write=first_line.write, chunk_chars=CHUNK_CHARS, chunk_delay_s=CHUNK_DELAY_S)
+    reply = Reply(write=first_line.write, on_chunk=first_line.on_chunk, chunk_chars=CHUNK_CHARS,
+                  chunk_delay_s=CHUNK_DELAY_S)  # fmt: skip
     with fake_llm([reply]) as (url, _):
         env = {**os.environ, "KGS_LLM_BASE_URL": url, "KGS_API_DEV_MODE": "on",
                "KGS_GENERATION_TIMEOUT_S": "60"}  # fmt: skip
@@ -119,8 +123,10 @@ def _measure(questions: Sequence[str], scope: str, first_line: FirstLine) -> dic
                         delta_at = time.monotonic()
                     elif line.startswith("data: ") and kind == "answer":
                         answer = json.loads(line[len("data: ") :])
-            if len(first_line.called_at) == calls:
-                continue  # abstained: the provider was not called
+            if len(first_line.called_at) == calls or len(first_line.sent_at) < len(
+                first_line.called_at
+            ):
+                continue  # abstained (the provider was not called), or no line ended
             before.append(first_line.called_at[-1] - started)
             generation = (answer or {}).get("trace", {}).get("generation") or {}
             if generation.get("reviewMs") is not None:

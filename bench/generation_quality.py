@@ -50,6 +50,7 @@ from service.settings import LlmSettings, Settings, project_root
 
 SETS = ("clapnq", "s10-plain")
 RESULTS = OUT / "generation_quality.json"
+LOCAL_MODEL = "gemma-3-270m-q4_k_m"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eval-dir", default=str(project_root().parent / "shared" / "eval"))
     parser.add_argument("--base-url", help="the OpenAI-compatible endpoint (…/v1)")
     parser.add_argument("--local", action="store_true", help="start llama.cpp + Gemma 3 270M")
-    parser.add_argument("--model", default="gpt-4o-mini")
+    parser.add_argument("--model", help="the model name sent (default with --local: its file)")
     parser.add_argument("--api-key")
     parser.add_argument("--timeout-s", type=float, default=120.0)
     parser.add_argument("--sets", default=",".join(SETS))
@@ -66,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if bool(args.base_url) == args.local:
         parser.error("give --base-url or --local")
+    if args.model is None:
+        args.model = LOCAL_MODEL if args.local else parser.error("--base-url needs --model")
     eval_dir = Path(args.eval_dir)
     sets = [s for s in (clapnq_set(eval_dir), *s10_sets(eval_dir)) if s.name in args.sets]
     settings = Settings.from_env()

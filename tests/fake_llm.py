@@ -32,6 +32,7 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     chunk_chars: int = 12
     chunk_delay_s: float = 0.0
     stop_after_chunks: int | None = None
+    on_chunk: Any = None  # called with the text sent so far, after each streamed chunk
 
 
 def verdict(status: str, ids: list[str], reason: str = "scripted") -> Reply:
@@ -100,6 +101,8 @@ def fake_llm(replies: list[Reply]) -> Iterator[tuple[str, FakeLlm]]:
                     chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
+                    if reply.on_chunk is not None:
+                        reply.on_chunk("".join(pieces[: count + 1]))
                     time.sleep(reply.chunk_delay_s)
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
