@@ -209,11 +209,13 @@ def generate_answer(
     *,
     answer_settings: AnswerSettings,
     settings: GenerationSettings,
+    caveats: Sequence[DraftSentence] = (),
     on_sentence: Callable[[str], None] | None = None,
 ) -> Generation:
     """One provider call, the reply parsed and bounded, then the release review over it. Any
     failure (the provider's, a reply without a usable line, a review that removes every written
-    sentence) returns no draft, with the reason in the trace.
+    sentence) returns no draft, with the reason in the trace. `caveats`: the composed answer's
+    (a partial answer says it is partial, whoever wrote it).
 
     `on_sentence` given (and a client that streams): each line is heard as soon as the model
     has written it, if it passes the line checks and the injection screen; the final answer may
@@ -250,6 +252,7 @@ def generate_answer(
     if not lines:
         return failed("no_usable_sentence", "no line of the reply was well formed and cited")
     draft, restored = generated_draft(lines, observed, pack, pool, profile)
+    draft = Draft(profile=profile, sentences=(*draft.sentences, *caveats))
     reviewed, review = release(draft, plan, pack, pool, sufficiency, context,
                                settings=answer_settings)  # fmt: skip
     written = sum(1 for s in reviewed.sentences if s.kind == "generated")

@@ -122,7 +122,8 @@ class AnswerController(Controller):
                           "answer: reviews are not replayed; post the review again")  # fmt: skip
         asked = detail.request
         request = QueryRequest(query=detail.stored.query, scope=asked.get("scope"),
-                               depth=asked.get("depth"), top_k=asked.get("topK"))  # fmt: skip
+                               depth=asked.get("depth"), top_k=asked.get("topK"),
+                               generate=asked.get("generate"))  # fmt: skip
         # A question that named no scope searches the same scopes again (all readable: checked).
         scopes = (
             await check_request(resources, grant, request)

@@ -309,7 +309,9 @@ def answer_question(
             written = generate_answer(
                 generator, plan, pack, pool, draft.profile, review, context,
                 answer_settings=answer_settings,
-                settings=generation_settings or GenerationSettings(), on_sentence=on_sentence,
+                settings=generation_settings or GenerationSettings(),
+                caveats=[s for s in draft.sentences if s.kind == "caveat"],
+                on_sentence=on_sentence,
             )  # fmt: skip
             generation = written.trace
             if written.draft is not None and written.review is not None:

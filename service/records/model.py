@@ -30,7 +30,7 @@ class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
     scope: str  # answered from
     scopes: tuple[str, ...]  # searched
     query: str
-    request: dict[str, Any]  # the question's request fields: scope, depth, topK (for replay)
+    request: dict[str, Any]  # the question's request fields: scope, depth, topK, generate (replay)
     status: str
     created_at: str  # ISO 8601, UTC
     created_at_ms: int
@@ -62,7 +62,7 @@ def build_record(
     created_at_ms: int,
     max_response_bytes: int,
 ) -> AnswerRecord:
-    """`request`: the question's fields as asked (query, scope, depth, topK)."""
+    """`request`: the question's fields as asked (query, scope, depth, topK, generate)."""
     trace = response["trace"]
     blob = zlib.compress(msgspec.json.encode(response), _COMPRESSION_LEVEL)
     if len(blob) > max_response_bytes:
@@ -76,7 +76,7 @@ def build_record(
         scope=str(trace["plan"]["scope"]),
         scopes=tuple(scopes),
         query=str(request["query"]),
-        request={k: request.get(k) for k in ("scope", "depth", "topK")},
+        request={k: request.get(k) for k in ("scope", "depth", "topK", "generate")},
         status=str(response["status"]),
         created_at=_iso(created_at_ms),
         created_at_ms=created_at_ms,

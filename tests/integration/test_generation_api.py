@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -37,6 +38,7 @@ Basalt is crushed for road construction and railway ballast.
 QUESTION = {"query": "What is basalt?", "scope": SCOPE}
 TIMEOUT_S = 1.0
 CLI_TIMEOUT_S = 300
+RECORD_WAIT_S = 30.0
 
 
 def _evidence(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -96,7 +98,15 @@ def test_a_written_answer_is_reviewed_and_cited(app_for: Any) -> None:
         composed = ask(client)  # generation off by default: no provider call
         assert not server.requests and "generation" not in composed["trace"]
         written = ask(client, generate=True)
-    assert len(server.requests) == 1
+        assert len(server.requests) == 1
+        # A replay asks again as it was asked: with generation.
+        replay = f"/v1/answers/{written['traceId']}/replay"
+        deadline = time.monotonic() + RECORD_WAIT_S
+        while (again := client.post(replay)).status_code == 404:  # the record is written after
+            assert time.monotonic() < deadline, again.text
+            time.sleep(0.2)
+        assert again.status_code == 200, again.text
+        assert len(server.requests) == 2
     assert written["trace"]["generation"]["used"] is True
     assert written["answer"].startswith("In short, basalt is")
     assert written["status"] == composed["status"] == "answered"

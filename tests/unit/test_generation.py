@@ -7,6 +7,7 @@ import json
 
 import msgspec
 
+from service.answer.composer import DraftSentence
 from service.answer.generation import (
     generate_answer,
     generated_draft,
@@ -107,12 +108,12 @@ def test_both_sides_of_a_conflict_survive_what_the_model_left_out() -> None:
     assert restored == 0 and [s.kind for s in draft.sentences] == ["generated"]
 
 
-def _generate(client):  # type: ignore[no-untyped-def]
+def _generate(client, caveats=()):  # type: ignore[no-untyped-def]
     pack = pack_of()
     plan = plan_for(QUESTION)
     review = review_sufficiency(plan, pack, context(), named={}, settings=ANSWER)
     return generate_answer(client, plan, pack, pool_of(pack), "definition", review, context(),
-                           answer_settings=ANSWER, settings=SETTINGS)  # fmt: skip
+                           answer_settings=ANSWER, settings=SETTINGS, caveats=caveats)  # fmt: skip
 
 
 def test_a_written_answer_passes_the_release_review_with_its_citations() -> None:
@@ -134,3 +135,16 @@ def test_provider_failures_and_unusable_replies_leave_the_composed_answer() -> N
     prose = _generate(Scripted(lambda _: "Sure! Water glass is a kind of glass."))
     assert prose.draft is None and prose.trace["reason"] == "no_usable_sentence"
     assert prose.trace["rejected"] == [{"reason": "no_citation", "chars": 37}]
+
+
+def test_the_composed_answer_s_caveats_stay_with_a_written_one() -> None:
+    caveat = DraftSentence(text="The sources found may not answer exactly what was asked.",
+                           kind="caveat", slot="partial")  # fmt: skip
+
+    def write(payload: dict) -> str:  # type: ignore[type-arg]
+        first = payload["evidence"][0]
+        return f"{first['text']} [{first['id']}]"
+
+    written = _generate(Scripted(write), caveats=[caveat])
+    assert written.draft is not None
+    assert [s.kind for s in written.draft.sentences][-1] == "caveat"
