@@ -4,6 +4,7 @@ can fix are printed as one clear line on stderr with a non-zero exit status."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
@@ -208,7 +209,9 @@ def _answer(
     )
     generator = generation_client(settings.llm, settings.generation) if wanted else None
     written = {"generator": generator, "on_sentence": on_sentence}
-    with graph_session(settings, ensure_schema=False) as graph:
+    with graph_session(settings, ensure_schema=False) as graph, contextlib.ExitStack() as stack:
+        if generator is not None:
+            stack.callback(generator.close)
         if args.scope is None:  # the command line reads every scope
             scopes = scopes_to_search(graph, None, settings.api.max_question_scopes)
             response = answer_best_scope(

@@ -40,6 +40,7 @@ __all__ = [
     "Profile",
     "compose_answer",
     "conflict_lines",
+    "conflict_values_of",
     "profile_of",
     "select",
     "sentence_end",
@@ -116,7 +117,7 @@ def compose_answer(
 ) -> Draft:
     profile = profile_of(plan)
     conflicts = conflict_lines(pack, pool)
-    values = {v.casefold() for line in conflicts for v in _values_of(line, pack)}
+    values = {v.casefold() for line in conflicts for v in conflict_values_of(line, pack)}
     latin = plan.query.isascii()
     usable = [
         s for s in pool
@@ -499,7 +500,7 @@ def conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> li
     return lines
 
 
-def _values_of(line: DraftSentence, pack: RagContextPack) -> tuple[str, ...]:
+def conflict_values_of(line: DraftSentence, pack: RagContextPack) -> tuple[str, ...]:
     by_id = {f.id: f for f in pack.fragments}
     return tuple(
         v

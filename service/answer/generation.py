@@ -24,7 +24,14 @@ from typing import Any
 
 import msgspec
 
-from service.answer.composer import Draft, DraftSentence, Profile, conflict_lines, sentence_end
+from service.answer.composer import (
+    Draft,
+    DraftSentence,
+    Profile,
+    conflict_lines,
+    conflict_values_of,
+    sentence_end,
+)
 from service.answer.injection import scan_texts, screen_sentence
 from service.answer.judge import ChatCompleter
 from service.answer.llm import ChatClient, LlmError
@@ -172,14 +179,9 @@ def generated_draft(
     written = " ".join(s.text for s in sentences).casefold()
     restored = [
         line for line in conflict_lines(pack, pool)
-        if not all(v.casefold() in written for v in _values(line, pack))
+        if not all(v.casefold() in written for v in conflict_values_of(line, pack))
     ]  # fmt: skip
     return Draft(profile=profile, sentences=(*restored, *sentences)), len(restored)
-
-
-def _values(line: DraftSentence, pack: RagContextPack) -> tuple[str, ...]:
-    by_id = {f.id: f for f in pack.fragments}
-    return tuple(v for fid in line.fragment_ids for v in by_id[fid].conflict_values)
 
 
 def _foreign_link(text: str, cited: Sequence[EvidenceSentence]) -> bool:

@@ -3,7 +3,6 @@ scope isolation, the document lifecycle, knowledge points, traces, streaming and
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +18,7 @@ from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiKey, ApiSettings, Settings
 from tests.integration.conftest import delete_scope
+from tests.sse import sse_events
 
 A = f"api-a-{uuid.uuid4().hex[:8]}"
 B = f"api-b-{uuid.uuid4().hex[:8]}"
@@ -268,7 +268,7 @@ def test_query_trace_readback_and_stream(client: TestClient[Any]) -> None:
                        headers=headers("reader-a")) as stream:  # fmt: skip
         assert stream.status_code == 200
         assert stream.headers["content-type"].startswith("text/event-stream")
-        events = _events("\n".join(stream.iter_lines()))
+        events = sse_events("\n".join(stream.iter_lines()))
     kinds = [kind for kind, _ in events]
     assert kinds[0] == "started" and kinds[-1] == "answer"
     assert "progress" in kinds and "error" not in kinds
@@ -278,15 +278,6 @@ def test_query_trace_readback_and_stream(client: TestClient[Any]) -> None:
     assert answer["traceId"] == events[0][1]["traceId"] and answer["trace"]["cypher"]
     assert_problem(client.post("/v1/query/stream", json={"query": ""},
                                headers=headers("reader-a")), 400)  # fmt: skip
-
-
-def _events(text: str) -> list[tuple[str, Any]]:
-    events = []
-    for block in text.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in fields:
-            events.append((fields["event"], json.loads(fields["data"])))
-    return events
 
 
 BAD_REQUESTS: list[tuple[str, str, str, dict[str, Any], int]] = [

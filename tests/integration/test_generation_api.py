@@ -25,6 +25,7 @@ from service.db import Graph
 from service.settings import GenerationSettings, LlmSettings, Settings
 from tests.fake_llm import Reply, fake_llm
 from tests.integration.conftest import delete_scope
+from tests.sse import sse_events
 
 SCOPE = f"gen-{uuid.uuid4().hex[:8]}"
 BASALT = """# Basalt
@@ -160,13 +161,7 @@ def stream(client: TestClient[Any]) -> list[tuple[str, Any]]:
     """The events of POST /v1/query/stream with `generate: true`, in order."""
     with client.stream("POST", "/v1/query/stream", json={**QUESTION, "generate": True}) as sse:
         assert sse.status_code == 200
-        text = "\n".join(sse.iter_lines())
-    events = []
-    for block in text.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in fields:
-            events.append((fields["event"], json.loads(fields["data"])))
-    return events
+        return sse_events("\n".join(sse.iter_lines()))
 
 
 def two_lines(body: dict[str, Any]) -> str:

@@ -5,7 +5,6 @@ wrong: the assertions hold whatever it writes."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -24,6 +23,7 @@ from service.db import Graph
 from service.settings import GenerationSettings, LlmSettings, Settings
 from tests.integration.conftest import delete_scope
 from tests.local_llm import local_llm
+from tests.sse import sse_events
 
 SCOPE = f"llm-{uuid.uuid4().hex[:8]}"
 OBSIDIAN = """# Obsidian
@@ -73,13 +73,7 @@ def _client(
 def events(client: TestClient[Any]) -> list[tuple[str, Any]]:
     with client.stream("POST", "/v1/query/stream", json={**QUESTION, "generate": True}) as sse:
         assert sse.status_code == 200
-        text = "\n".join(sse.iter_lines())
-    found = []
-    for block in text.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in fields:
-            found.append((fields["event"], json.loads(fields["data"])))
-    return found
+        return sse_events("\n".join(sse.iter_lines()))
 
 
 def test_the_server_streams_its_text_in_pieces(server: tuple[str, Any]) -> None:
