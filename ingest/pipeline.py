@@ -262,8 +262,9 @@ def _ingest_scope(
             report.versions[unit.path] = int(before["version"])
         else:
             changed.append(unit)
+    present = {u.path for u in units}
     gone = sorted(p for p, row in existing.items() if row["status"] == ACTIVE
-                  and p not in {u.path for u in units}) if pruning else []  # fmt: skip
+                  and p not in present) if pruning else []  # fmt: skip
     if options.dry_run:
         for unit in changed:  # what the write would decide, as far as the read can tell
             (report.updated if unit.path in existing else report.added).append(unit.path)
