@@ -12,9 +12,8 @@ from typing import Any
 import msgspec
 from neo4j.exceptions import ClientError
 
-from service.db.graph import Graph, Row
+from service.db.graph import Graph
 from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace
-from service.pipeline.background import read_in_background
 from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.lucene import lucene_clauses
 from service.pipeline.names import NameMatch, names_lead
@@ -26,10 +25,11 @@ __all__ = [
     "CHANNELS",
     "Candidate",
     "Channels",
+    "ScopeChannels",
     "ScopeSize",
     "channel_reads",
-    "early_vector_read",
-    "one_read",
+    "indexed_scope",
+    "scope_channels",
     "scope_size",
 ]
 
@@ -104,60 +104,59 @@ def _online(graph: Graph, statement: str, index: str) -> bool:
     return any(r["state"] == "ONLINE" for r in graph.read(statement, indexName=index))
 
 
-def early_vector_read(
-    graph: Graph,
-    plan: QueryPlan,
-    query_vector: Sequence[float] | Future[list[float]] | None,
-    settings: PipelineSettings,
-    channels: frozenset[str],
-    space: EmbeddingSpace = DEFAULT_SPACE,
-) -> Future[list[Row]] | None:
-    """A large scope whose own indexes are complete, with the question's vector at hand: its
-    HNSW search starts now, beside the name read it does not depend on. None otherwise (while
-    the embedding still computes, the name, full-text and lead reads run during that wait
-    instead, in channel_reads)."""
-    if query_vector is None or "vector" not in channels:
-        return None
-    if isinstance(query_vector, Future) and not query_vector.done():
-        return None
-    size = scope_size(graph, plan.scope, settings, space)
+def indexed_scope(size: ScopeSize, settings: PipelineSettings) -> bool:
+    """A large scope whose own vector and full-text indexes answer for it: its channels come
+    in one statement (scope_channels)."""
     large = size.paragraphs > max(
         settings.exact_vector_max_paragraphs, settings.exact_fulltext_max_paragraphs
     )
-    if not (large and size.own_index and size.own_fulltext_index):
-        return None
-    vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
-    return read_in_background(
-        graph, "retrieval/vector_paragraphs_scope_index", scope=plan.scope, vector=vector,
-        limit=settings.retrieval_candidates, indexName=space.scope_index(plan.scope),
-    )  # fmt: skip
+    return large and size.own_index and size.own_fulltext_index
 
 
-def one_read(
+class ScopeChannels(msgspec.Struct, frozen=True):
+    seq: int  # the scope's change-feed position when the statement ran
+    lucene: str  # the Lucene query run
+    fulltext_mode: str
+    found: Channels
+
+
+def scope_channels(
     graph: Graph,
     plan: QueryPlan,
     names: Sequence[NameMatch],
     terms: Sequence[str],
     phrases: Sequence[str],
     lucene: str,
-    vector_read: Future[list[Row]],
+    query_vector: Sequence[float] | Future[list[float]] | None,
     settings: PipelineSettings,
     channels: frozenset[str],
-) -> tuple[str, str, str, Channels] | None:
-    """The full-text and lead channels of a large scope in one statement
-    (cypher/retrieval/channels_scope_index.cypher), with the vector search already running:
-    (the Lucene query, full-text mode, vector mode, the channels' candidates). None when an
-    index went away since the scope's state was cached: then the per-channel reads answer."""
+    space: EmbeddingSpace = DEFAULT_SPACE,
+) -> ScopeChannels | None:
+    """The channels of an indexed scope (indexed_scope) in one statement
+    (cypher/retrieval/channels_scope_index.cypher). With the question's vector at hand its HNSW
+    search is part of it; while the embedding computes, full-text and leads are read during
+    that wait and the vector search follows it. None when an index went away since the scope's
+    state was cached: then the per-channel reads answer."""
     own = lucene_clauses(terms, phrases) if "fulltext" in channels else ""
     named = [n.document_id for n in names if n.document_id]
     leading = "knowledgePoint" in channels and bool(named) and names_lead(plan, names)
+    wants_vector = query_vector is not None and "vector" in channels
+    ready = wants_vector and not (isinstance(query_vector, Future) and not query_vector.done())
     try:
         [row] = graph.read(
             "retrieval/channels_scope_index", scope=plan.scope, lucene=own,
             fulltextIndex=scope_fulltext_index(plan.scope), limit=settings.retrieval_candidates,
+            vector=_vector(query_vector) if ready else None,
+            vectorIndex=space.scope_index(plan.scope),
             documentIds=named if leading else [], lead=_LEAD_PARAGRAPHS,
         )  # fmt: skip
-        vector_rows = vector_read.result()
+        vector = [Candidate(p, d, float(score)) for p, d, score in row["vector"]]
+        if wants_vector and not ready:
+            vector = _candidates(graph.read(
+                "retrieval/vector_paragraphs_scope_index", scope=plan.scope,
+                vector=_vector(query_vector), limit=settings.retrieval_candidates,
+                indexName=space.scope_index(plan.scope),
+            ))  # fmt: skip
     except ClientError:  # an index dropped (the scope shrank) since its state was cached
         _forget_size(plan.scope)
         return None
@@ -165,14 +164,21 @@ def one_read(
     if "fulltext" in channels:
         ranked = [Candidate(p, d, float(score)) for p, d, score in row["fulltext"]]
         found["fulltext"] = sorted(ranked, key=lambda c: (-c.score, c.paragraph_id))
-    found["vector"] = _candidates(vector_rows)
+    if wants_vector:
+        found["vector"] = vector
     if leading:
         found["knowledgePoint"] = _leads(named, row["leads"])
+    seq = int(row["seq"])
     if "fulltext" not in channels:
-        return lucene, "none", "scope_index", found
+        return ScopeChannels(seq, lucene, "none", found)
     if not own:  # no clause: nothing to search, reported as the exact path reports it
-        return lucene, "exact", "scope_index", found
-    return own, "scope_index", "scope_index", found
+        return ScopeChannels(seq, lucene, "exact", found)
+    return ScopeChannels(seq, own, "scope_index", found)
+
+
+def _vector(query_vector: Sequence[float] | Future[list[float]] | None) -> list[float]:
+    assert query_vector is not None
+    return list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
 
 
 def channel_reads(
@@ -201,7 +207,7 @@ def channel_reads(
     vector_mode = "none"
     if query_vector is not None and "vector" in channels:
         size = scope_size(graph, plan.scope, settings, space)
-        vector = list(query_vector.result() if isinstance(query_vector, Future) else query_vector)
+        vector = _vector(query_vector)
         if size.paragraphs <= settings.exact_vector_max_paragraphs:
             vector_mode = "exact"
             rows = graph.read(

@@ -13,7 +13,7 @@ from service.pipeline.lucene import lucene_query
 from service.pipeline.plan import QueryPlan
 from service.text.relation_labels import compact_key
 
-__all__ = ["NameMatch", "match_names", "name_query", "names_lead"]
+__all__ = ["NameMatch", "match_names", "name_query", "names_lead", "singulars", "word_runs"]
 
 _MIN_NAME_CHARS = 3
 
@@ -38,7 +38,7 @@ def match_names(
     allowed), so 'Ear' never matches inside 'where are'. Names with CJK characters match as
     compact substrings, since CJK text has no spaces.
     """
-    phrases = _word_runs(query)
+    phrases = word_runs(query)
     text = compact_key(query)
     operand_keys = [compact_key(o) for o in operands]
     found: dict[str, NameMatch] = {}
@@ -73,7 +73,7 @@ def match_names(
     return sorted(kept, key=lambda m: (-lengths[m.id], m.id))
 
 
-def _word_runs(text: str, longest: int = 4) -> set[str]:
+def word_runs(text: str, longest: int = 4) -> set[str]:
     """Compact forms of every run of 1..`longest` consecutive words of the text."""
     words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
     return {
@@ -81,11 +81,24 @@ def _word_runs(text: str, longest: int = 4) -> set[str]:
     }
 
 
+def singulars(run: str) -> tuple[str, ...]:
+    """The name keys a compact run of question words may match: itself, and without a plural
+    s or es (match_names allows both)."""
+    keys = [run]
+    if run.endswith("s"):
+        keys.append(run[:-1])
+    if run.endswith("es"):
+        keys.append(run[:-2])
+    return tuple(keys)
+
+
 def name_query(scope: str, query: str) -> str:
     """Lucene query for knowledge point names: the question's words, the compact forms of its
-    2-4 word runs (matching nameKeys), and its CJK runs."""
-    runs = sorted(_word_runs(query) - set(re.findall(r"[a-z0-9]+", query.lower())))
+    2-4 word runs (matching nameKeys) and of every run without a plural ending, and its CJK
+    runs."""
     words = re.findall(r"[A-Za-z0-9]+|[^\W\dA-Za-z_]+", query)
+    plain = {w.lower() for w in words}
+    runs = sorted({k for r in word_runs(query) for k in singulars(r)} - plain)
     return lucene_query(scope, [*words, *runs], [])
 
 

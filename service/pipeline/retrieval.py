@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
+from typing import Any
 
 import msgspec
 
@@ -28,11 +29,14 @@ from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace
 from service.pipeline.channels import (
     CHANNELS,
     Candidate,
+    ScopeChannels,
     channel_reads,
-    early_vector_read,
-    one_read,
+    indexed_scope,
+    scope_channels,
+    scope_size,
 )
 from service.pipeline.lucene import lucene_query
+from service.pipeline.name_cache import cached_names, forget_names
 from service.pipeline.names import NameMatch, match_names, name_query
 from service.pipeline.plan import QueryPlan
 from service.settings import PipelineSettings
@@ -213,33 +217,47 @@ def retrieve_spans(
     channels: frozenset[str] = CHANNELS,
     space: EmbeddingSpace = DEFAULT_SPACE,
 ) -> Retrieval:
-    """`query_vector` may be a Future: the question's embedding then computes while the name
-    channel, the full-text channel and the named documents' lead paragraphs are read (they wait on
-    Neo4j, the model on the CPU). With the vector at hand, a large scope's HNSW search runs beside
-    the name read and full-text and leads come in one statement (early_vector_read, one_read).
+    """`query_vector` may be a Future: the question's embedding then computes while the names,
+    the full-text channel and the named documents' lead paragraphs are read (they wait on Neo4j,
+    the model on the CPU). A large scope with its own indexes takes its names from this
+    process's cache (name_cache.py) and reads its channels in one statement, the HNSW search
+    included when the vector is at hand (scope_channels); other scopes read the names by
+    full-text search and each channel apart (channel_reads).
     `channels` limits the fusion to some of fulltext, vector, knowledgePoint (for ablations).
     `space`: the model that made `query_vector` (service/embedding_space.py)."""
-    vector_read = early_vector_read(graph, plan, query_vector, settings, channels, space)
-    kps = graph.read(
-        "retrieval/knowledge_point_candidates",
-        lucene=name_query(plan.scope, plan.query),
-        scope=plan.scope,
-        limit=settings.name_candidates,
-    )
-    names = match_names(plan.query, plan.operands, kps)
-    expansions = [n.title for n in names] + [
-        a for kp in kps if kp["id"] in {n.id for n in names} for a in (kp["aliases"] or [])
-    ]
-    expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
-    lucene = lucene_query(plan.scope, [*plan.terms, *expansion_terms], expansions)
-    terms = [*plan.terms, *expansion_terms]
-    combined = (
-        one_read(graph, plan, names, terms, expansions, lucene, vector_read, settings, channels)
-        if vector_read is not None
-        else None
-    )
-    if combined is not None:
-        lucene, fulltext_mode, vector_mode, found = combined
+    size = scope_size(graph, plan.scope, settings, space)
+    indexed = indexed_scope(size, settings)
+    read: ScopeChannels | None = None
+    cache = cached_names(graph, plan.scope, settings) if indexed else None
+    if cache is not None:
+        known = cache.candidates(plan.query)
+        names = match_names(plan.query, plan.operands, known)
+        expansions, terms, lucene = _expanded(plan, names, known)
+        read = scope_channels(
+            graph, plan, names, terms, expansions, lucene, query_vector, settings, channels, space
+        )
+        if read is not None and read.seq != cache.seq:  # the names may have changed since
+            forget_names(graph, plan.scope, cache.seq)
+            read = None
+    if read is None:
+        kps = graph.read(
+            "retrieval/knowledge_point_candidates",
+            lucene=name_query(plan.scope, plan.query),
+            scope=plan.scope,
+            limit=settings.name_candidates,
+        )
+        names = match_names(plan.query, plan.operands, kps)
+        expansions, terms, lucene = _expanded(plan, names, kps)
+        if indexed:
+            read = scope_channels(
+                graph, plan, names, terms, expansions, lucene, query_vector, settings, channels,
+                space,
+            )  # fmt: skip
+    if read is not None:
+        lucene, fulltext_mode, vector_mode, found = (
+            read.lucene, read.fulltext_mode, "scope_index" if "vector" in read.found else "none",
+            read.found,
+        )  # fmt: skip
     else:
         lucene, fulltext_mode, vector_mode, found = channel_reads(
             graph, plan, names, terms, expansions, lucene, query_vector, settings, channels, space
@@ -267,7 +285,7 @@ def retrieve_spans(
         row = details.get(paragraph_id)
         if row is None:  # deleted between the two reads
             continue
-        span = best_span(row["text"], plan.terms + tuple(expansion_terms))
+        span = best_span(row["text"], tuple(terms))
         start = row["startOffset"] + span.start
         hits.append(
             Hit(
@@ -301,6 +319,20 @@ def retrieve_spans(
         vector_mode=vector_mode,
         fulltext_mode=fulltext_mode,
     )
+
+
+def _expanded(
+    plan: QueryPlan, names: Sequence[NameMatch], kps: Sequence[Mapping[str, Any]]
+) -> tuple[list[str], list[str], str]:
+    """The named knowledge points' titles and aliases (phrases), the full-text terms with their
+    words added, and the Lucene query of the shared index."""
+    named = {n.id for n in names}
+    expansions = [n.title for n in names] + [
+        a for kp in kps if kp["id"] in named for a in (kp["aliases"] or [])
+    ]
+    expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
+    terms = [*plan.terms, *expansion_terms]
+    return expansions, terms, lucene_query(plan.scope, terms, expansions)
 
 
 def _evidence(

@@ -1,20 +1,23 @@
-"""A large scope with both its own indexes, the question's vector at hand: the vector search runs
-beside the name read and full-text and leads come in one statement
-(retrieval/channels_scope_index), with the same candidates, scores and modes as one statement
-per channel, which retrieve_spans still uses while the embedding computes.
+"""A large scope with both its own indexes: its names come from the process's cache and its
+channels from one statement (retrieval/channels_scope_index, the vector search included when
+the question's vector is at hand), with the same candidates, scores and modes as one statement
+per channel. A change in the scope's feed makes the cached names untrusted until reloaded.
 The size thresholds are lowered so a handful of paragraphs counts as large."""
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import Graph
 from service.pipeline import channels, retrieval
+from service.pipeline.name_cache import ScopeNames, cached_names, forget_names
 from service.pipeline.plan import plan_query
 from service.scope import scope_label
 from service.settings import IngestSettings, PipelineSettings
@@ -46,37 +49,84 @@ def large_scope(graph: Graph, scope: str, embedder: SentenceTransformerEmbedder,
     return scope
 
 
+def _cached(graph: Graph, scope: str, settings: PipelineSettings = SETTINGS) -> ScopeNames:
+    """Waits for the background read of the scope's names that cached_names starts."""
+    deadline = time.monotonic() + 30
+    while (names := cached_names(graph, scope, settings)) is None:
+        assert time.monotonic() < deadline, "the scope's names were never cached"
+        time.sleep(0.05)
+    return names
+
+
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_one_statement_finds_what_one_statement_per_channel_finds(
+def test_cached_names_and_one_statement_find_what_the_name_search_finds(
     graph: Graph, large_scope: str, embedder: SentenceTransformerEmbedder, question: str
 ) -> None:
     plan = plan_query(question, large_scope)
     vector = embedder.embed([plan.query])[0]
+    searched = retrieval.retrieve_spans(  # no cache: names read by full-text search
+        graph.child(), plan, vector, msgspec.structs.replace(SETTINGS, name_cache_scopes=0)
+    )
+    _cached(graph, large_scope)
     one = retrieval.retrieve_spans(graph.child(), plan, vector, SETTINGS)
     assert one.vector_mode == one.fulltext_mode == "scope_index"
-    run = graph.child()  # an embedding still computing: the per-channel reads run instead
+    run = graph.child()  # an embedding still computing: the vector search follows the wait
     waiting = retrieval.retrieve_spans(run, plan, _Pending(vector), SETTINGS)
-    statements = {c.statement for c in run.calls}
-    assert "retrieval/channels_scope_index" not in statements
-    assert "retrieval/vector_paragraphs_scope_index" in statements
-    assert one.hits == waiting.hits
-    assert one.documents == waiting.documents and one.lucene == waiting.lucene
+    assert [c.statement for c in run.calls] == [
+        "retrieval/channels_scope_index", "retrieval/vector_paragraphs_scope_index",
+        "retrieval/hit_details",
+    ]  # fmt: skip
+    assert one.hits == waiting.hits == searched.hits
+    assert one.documents == waiting.documents == searched.documents
+    assert one.names == searched.names and one.lucene == waiting.lucene == searched.lucene
 
 
-def test_the_vector_search_runs_beside_the_names_and_the_rest_is_one_statement(
+def test_with_the_names_cached_and_the_vector_at_hand_retrieval_is_two_statements(
     graph: Graph, large_scope: str, embedder: SentenceTransformerEmbedder
 ) -> None:
     plan = plan_query("what is a kettle?", large_scope)
     vector = embedder.embed([plan.query])[0]
-    retrieval.retrieve_spans(graph.child(), plan, vector, SETTINGS)  # caches the scope's size
+    channels.scope_size(graph, large_scope, SETTINGS)  # cached for a minute
+    forget_names(graph, large_scope)
+    first = graph.child()  # nothing cached yet: the names are read by full-text search
+    retrieval.retrieve_spans(first, plan, vector, SETTINGS)
+    assert [c.statement for c in first.calls] == [
+        "retrieval/knowledge_point_candidates", "retrieval/channels_scope_index",
+        "retrieval/hit_details",
+    ]  # fmt: skip
+    _cached(graph, large_scope)
     run = graph.child()
     found = retrieval.retrieve_spans(run, plan, vector, SETTINGS)
-    assert sorted(c.statement for c in run.calls) == [
+    assert [c.statement for c in run.calls] == [
         "retrieval/channels_scope_index", "retrieval/hit_details",
-        "retrieval/knowledge_point_candidates", "retrieval/vector_paragraphs_scope_index",
     ]  # fmt: skip
     assert found.hits and found.hits[0].path.endswith("topic0.md")
     assert "knowledgePoint" in found.hits[0].ranks  # the named concept's lead paragraph
+
+
+def test_a_name_written_after_the_cache_was_filled_is_found_by_the_next_question(
+    graph: Graph, large_scope: str, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    before = _cached(graph, large_scope)
+    plan = plan_query("what is a zeppelin?", large_scope)
+    vector = embedder.embed([plan.query])[0]
+    missing = retrieval.retrieve_spans(graph.child(), plan, vector, SETTINGS)
+    assert not missing.names
+    folder = tmp_path / "more" / large_scope
+    folder.mkdir(parents=True)
+    (folder / "zeppelin.md").write_text(
+        "---\nid: zeppelin\ntitle: Zeppelin\nkind: concept\n---\n# Zeppelin\n\n"
+        "A zeppelin is a rigid airship.\n",
+        encoding="utf-8",
+    )  # another process's ingest, as far as the cache can tell: only the feed says so
+    ingest(graph, embedder, folder.parent, IngestOptions(), THRESHOLD)
+    run = graph.child()
+    found = retrieval.retrieve_spans(run, plan, vector, SETTINGS)
+    assert [n.id for n in found.names] == ["zeppelin"]
+    assert found.hits[0].path.endswith("zeppelin.md")
+    assert "retrieval/knowledge_point_candidates" in [c.statement for c in run.calls]
+    after = _cached(graph, large_scope)  # reloaded in the background, at the new position
+    assert after.seq > before.seq and after.candidates("zeppelins")
 
 
 class _Pending(Future[list[float]]):

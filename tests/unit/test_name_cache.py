@@ -1,0 +1,38 @@
+"""The cached names of a scope give match_names every knowledge point it would keep from the
+whole scope, so a question finds the same names with or without the name search."""
+
+from service.pipeline.name_cache import scope_names
+from service.pipeline.names import match_names, name_query
+
+KPS = [
+    {"id": "waterglass", "title": "Water glass", "aliases": ["waterglass", "水玻璃"],
+     "documentId": "d1", "path": "w/waterglass.md"},
+    {"id": "plastic-cup", "title": "Plastic cup", "aliases": [], "documentId": "d2",
+     "path": "w/plastic-cup.md"},
+    {"id": "glass", "title": "Glass", "aliases": [], "documentId": "d3", "path": "w/glass.md"},
+    {"id": "box", "title": "Box", "aliases": ["crate"], "documentId": None, "path": None},
+    {"id": "ear", "title": "Ear", "aliases": [], "documentId": "d4", "path": "w/ear.md"},
+]  # fmt: skip
+QUESTIONS = [
+    "what is waterglass?", "what is water glass?", "WATER-GLASS", "水玻璃是什么",
+    "compare water glasses and plastic cups", "where are the boxes?", "how are crates made",
+    "glass", "what is a tumbler?", "", "where are ears?",
+]  # fmt: skip
+
+
+def test_cached_candidates_keep_every_name_match_names_keeps() -> None:
+    names = scope_names(7, [[k["id"], k["title"], k["aliases"], k["documentId"], k["path"]]
+                            for k in KPS])  # fmt: skip
+    assert names.seq == 7
+    for question in QUESTIONS:
+        assert match_names(question, (), names.candidates(question)) == match_names(
+            question, (), KPS
+        ), question
+    assert [m.id for m in match_names("where are the boxes?", (), KPS)] == ["box"]
+    assert not names.candidates("what is a tumbler?")
+
+
+def test_the_name_search_asks_for_singular_forms_too() -> None:
+    query = name_query("s", "where are the boxes?")
+    assert " box " in f" {query.split('+(')[1].rstrip(')')} "
+    assert "boxe" in query and "boxes" in query
