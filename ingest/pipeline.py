@@ -270,6 +270,8 @@ def _ingest_scope(
             (report.updated if unit.path in existing else report.added).append(unit.path)
         report.removed.extend(gone)
         return
+    if changed:  # documents written before they recorded their relations' sources
+        graph.write("ingest/record_relation_sources", scope=scope)
     # A worker embeds and analyses chunk N+1 while chunk N is written: torch and the Bolt round
     # trips release the GIL, so graph writes hide behind the model and the text analysis
     # instead of adding to them.

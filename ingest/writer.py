@@ -134,6 +134,7 @@ def write_unit(
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,
                                                 "scope": scope, "scopeKey": scope_key(scope)}),
             ("ingest/create_relations", {"rows": relations, "documentId": doc_id, "scope": scope,
+                                         "sources": sorted({r["source"] for r in relations}),
                                          "relationTypes": list(RELATION_TYPES)}),
         ]  # fmt: skip
         if kind == "adopted" and (head.unit_hash, head.embedding_status) == (

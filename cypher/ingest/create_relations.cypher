@@ -1,6 +1,15 @@
 // mode: write
 // Typed relations between knowledge points. The type comes from the allowlist only (checked in
 // Python and again here). A knowledge point whose document is not written yet becomes a stub.
+// The document records the ids of its relations' source points (relationSources), so removing
+// them later starts from those points instead of every knowledge point of the scope
+// (ingest/clear_document_knowledge).
+// :param documentId => 'd_...'
+// :param scope => 'waterglass'
+// :param sources => ['waterglass']
+MATCH (d:Document {id: $documentId})
+SET d.relationSources = $sources
+WITH d
 UNWIND $rows AS row
 WITH row WHERE row.type IN $relationTypes
 MERGE (s:KnowledgePoint {scope: $scope, id: row.source})

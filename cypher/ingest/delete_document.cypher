@@ -8,7 +8,15 @@ CALL (d) {
   SET r.staleAt = toString(datetime()), r.staleReason = 'document removed'
 }
 CALL (d) {
-  MATCH (:KnowledgePoint {scope: d.scope})-[r]->(:KnowledgePoint)
+  UNWIND d.relationSources AS sourceId
+  MATCH (:KnowledgePoint {scope: d.scope, id: sourceId})-[r]->(:KnowledgePoint)
+  WHERE r.sourceDocumentId = d.id
+  DELETE r
+}
+CALL (d) {
+  // written before documents recorded their sources: the whole scope is searched, once
+  UNWIND CASE WHEN d.relationSources IS NULL THEN [d.scope] ELSE [] END AS legacyScope
+  MATCH (:KnowledgePoint {scope: legacyScope})-[r]->(:KnowledgePoint)
   WHERE r.sourceDocumentId = d.id
   DELETE r
 }

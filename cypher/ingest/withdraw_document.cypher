@@ -10,7 +10,15 @@ CALL (d) {
   SET r.staleAt = toString(datetime()), r.staleReason = 'document withdrawn'
 }
 CALL (d) {
-  MATCH (:KnowledgePoint {scope: d.scope})-[r]->(:KnowledgePoint)
+  UNWIND d.relationSources AS sourceId
+  MATCH (:KnowledgePoint {scope: d.scope, id: sourceId})-[r]->(:KnowledgePoint)
+  WHERE r.sourceDocumentId = d.id
+  DELETE r
+}
+CALL (d) {
+  // written before documents recorded their sources: the whole scope is searched, once
+  UNWIND CASE WHEN d.relationSources IS NULL THEN [d.scope] ELSE [] END AS legacyScope
+  MATCH (:KnowledgePoint {scope: legacyScope})-[r]->(:KnowledgePoint)
   WHERE r.sourceDocumentId = d.id
   DELETE r
 }
@@ -26,4 +34,5 @@ CALL (d) {
   MATCH (h:Heading {documentId: d.id})
   DETACH DELETE h
 }
-SET d.status = 'withdrawn', d.withdrawnAt = toString(datetime()), d.unitHash = null
+SET d.status = 'withdrawn', d.withdrawnAt = toString(datetime()), d.unitHash = null,
+    d.relationSources = []

@@ -252,3 +252,50 @@ def test_invalid_scope_is_refused(
 ) -> None:
     with pytest.raises(ValueError, match="invalid scope"):
         ingest(graph, None, tmp_path, IngestOptions(scope=name), settings.ingest)
+
+
+GAMMA = """# Gamma
+
+Gamma draws how the others relate.
+
+```mermaid
+flowchart LR
+  A[Alpha] -->|analogous to| B[Beta]
+```
+"""
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_an_edit_removes_the_relations_a_document_drew_between_other_documents_points(
+    graph: Graph,
+    settings: Settings,
+    embedder: SentenceTransformerEmbedder,
+    scope: str,
+    tmp_path: Path,
+    legacy: bool,
+) -> None:
+    root = _kb(tmp_path, scope, {"alpha.md": ALPHA, "beta.md": BETA, "gamma.md": GAMMA})
+    ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+
+    def drawn() -> set[tuple[str, str, str]]:
+        return {(r["source"], r["type"], r["target"])
+                for r in graph.read("explore/scope_relations", scope=scope)
+                if r["provenance"] == "mermaid"}  # fmt: skip
+
+    assert ("alpha", "ANALOGOUS_TO", "beta") in drawn()  # alpha is described by another file
+    if legacy:  # as a document written before documents recorded their relations' sources
+        graph.driver.execute_query(
+            "MATCH (d:Document {scope: $scope}) REMOVE d.relationSources",
+            scope=scope, database_=graph.database,
+        )  # fmt: skip
+    (root / scope / "gamma.md").write_text(GAMMA.split("```")[0], encoding="utf-8")
+    report = ingest(graph, embedder, root, IngestOptions(), settings.ingest)
+    assert report.updated == [f"{scope}/gamma.md"]
+    assert drawn() == {("beta", "ANALOGOUS_TO", "alpha")}  # beta's own edge stays
+    recorded, _, _ = graph.driver.execute_query(
+        "MATCH (d:Document {scope: $scope}) RETURN d.path AS path, d.relationSources AS sources",
+        scope=scope, database_=graph.database,
+    )  # fmt: skip
+    assert {r["path"].split("/")[-1]: r["sources"] for r in recorded} == {
+        "alpha.md": ["alpha"], "beta.md": ["beta"], "gamma.md": [],
+    }  # fmt: skip
