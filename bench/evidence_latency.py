@@ -44,6 +44,7 @@ import os
 import resource
 import time
 import zlib
+from typing import Any
 
 from latency import OUT, ROOT
 from latency.corpus import (
@@ -60,12 +61,15 @@ from latency.corpus import (
 from latency.graphrag import FULLTEXT_INDEX, RETRIEVAL_QUERY, VECTOR_INDEX, graphrag_side
 from latency.questions import make_questions
 from latency.report import report, summary
+from latency.served import ask_served, served
 from latency.timing import MEASURES, WARMUP_QUESTIONS, ScaleResult, time_scale
 
 from ingest.embeddings import SentenceTransformerEmbedder, model_location
 from service.api.process import freeze_startup_objects
 from service.db import open_graph
 from service.settings import Settings
+
+SERVED_PORT = 8012
 
 
 def main() -> None:
@@ -79,6 +83,11 @@ def main() -> None:
     )  # fmt: skip
     known = [*SCALES, *SPREAD_SCALES]
     parser.add_argument("--scales", default="10k,100k", help="comma list of: " + ", ".join(known))
+    parser.add_argument(
+        "--served", type=int, default=60, metavar="N",
+        help="then N questions per scale through `kgs serve` and POST /v1/query, with the served "
+        "processes' memory (0: skip)",
+    )  # fmt: skip
     parser.add_argument(
         "--corpus-only", action="store_true",
         help="write (or complete) the scales' corpora and stop: a million paragraphs take an hour",
@@ -157,11 +166,13 @@ def main() -> None:
                 "MATCH (p:Paragraph) RETURN count(p) AS n, count(p.embedding) AS v", {}
             )[0]
             results = []
+            asked: dict[str, list[str]] = {}
             for s in scales:
                 corpus = corpora[s][0]
                 seed = zlib.crc32(corpus.scope.encode())
                 questions = make_questions(corpus.titles, words, pool, args.questions, seed)
                 warmup = make_questions(corpus.titles, words, pool, WARMUP_QUESTIONS, seed + 1)
+                asked[corpus.scope] = [q for _, q in [*warmup, *questions]]
                 result = ScaleResult(s, corpus.scope, corpus.paragraphs, corpus=written[s])
                 print(f"timing {corpus.scope}: {len(questions)} questions", flush=True)
                 time_scale(graph, embedder, graphrag, graphrag_cypher, result, questions, warmup,
@@ -190,13 +201,24 @@ def main() -> None:
         "neo4jPageCache": settings.local.pagecache_size,
         "peakRssMiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+    served_figures: dict[str, Any] = {}
+    if args.served > 0:
+        with served(SERVED_PORT) as server:
+            for scope, texts in asked.items():
+                served_figures[scope] = ask_served(
+                    SERVED_PORT, server.pid, scope, texts[: WARMUP_QUESTIONS + args.served],
+                    WARMUP_QUESTIONS,
+                )  # fmt: skip
     lines = report(results, meta)
+    for scope, figures in served_figures.items():
+        lines.append(f"  through kgs serve, POST /v1/query, {scope}: {figures}")
     lines.append(f"  total run time {meta['totalSeconds']:.0f} s")
     print("\n" + "\n".join(lines))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     (OUT / f"report-{stamp}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     raw = {
         "meta": meta,
+        "served": served_figures,
         "scales": [
             {"scale": r.scale, "scope": r.scope, "paragraphs": r.paragraphs, "corpus": r.corpus,
              "summary": {m: summary(r.times[m]) for m in MEASURES}, "timesMs": r.times,

@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -38,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from latency.served import served
 from public_sets import clapnq_set
 
 from service.settings import project_root
@@ -47,7 +46,6 @@ from tests.fake_llm import Reply, fake_llm
 
 PORT = 8011
 CHUNK_CHARS, CHUNK_DELAY_S = 8, 0.005
-READY_TIMEOUT_S = 180.0
 
 
 class FirstLine:
@@ -85,18 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     reply = Reply(write=first_line.write, on_chunk=first_line.on_chunk, chunk_chars=CHUNK_CHARS,
                   chunk_delay_s=CHUNK_DELAY_S)  # fmt: skip
     with fake_llm([reply]) as (url, _):
-        env = {**os.environ, "KGS_LLM_BASE_URL": url, "KGS_API_DEV_MODE": "on",
-               "KGS_GENERATION_TIMEOUT_S": "60"}  # fmt: skip
-        server = subprocess.Popen(
-            [str(Path(sys.executable).parent / "kgs"), "serve", "--port", str(PORT)], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            _wait_ready()
+        env = {"KGS_LLM_BASE_URL": url, "KGS_GENERATION_TIMEOUT_S": "60"}
+        with served(PORT, env):
             figures = _measure(questions, public.scope, first_line)
-        finally:
-            server.terminate()
-            server.wait(60)
     print(json.dumps(figures, indent=1))
     return 0
 
@@ -153,18 +142,6 @@ def _p(seconds: Sequence[float]) -> dict[str, float] | None:
     ordered = sorted(seconds)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return {"p50": round(statistics.median(ordered) * 1000, 1), "p95": round(p95 * 1000, 1)}
-
-
-def _wait_ready() -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{PORT}/ready", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1)
-    raise SystemExit("kgs serve did not become ready")
 
 
 if __name__ == "__main__":
