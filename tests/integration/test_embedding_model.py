@@ -46,6 +46,18 @@ def test_more_texts_than_a_batch_give_the_same_vectors(
     assert _same(batched._encode_now(TEXTS), embedder._encode_now(TEXTS))
 
 
+def test_more_texts_than_a_batch_run_traced_in_batches_in_the_texts_order(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    model = embedder._load()
+    assert embedder._traced is not None
+    batched = SentenceTransformerEmbedder(msgspec.structs.replace(embedder.settings, batch_size=2))
+    batched._model, batched._traced = model, embedder._traced
+    texts = [*TEXTS, "Glass is an amorphous solid.", "Why?"]  # three batches of two
+    expected = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True).tolist()
+    assert _same(batched._encode_now(texts), expected)
+
+
 def test_a_model_with_a_default_prompt_goes_through_encode(
     embedder: SentenceTransformerEmbedder,
 ) -> None:
