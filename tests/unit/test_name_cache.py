@@ -3,13 +3,10 @@ whole scope, so a question finds the same names with or without the name search.
 
 from service.pipeline.name_cache import scope_names
 from service.pipeline.names import match_names, name_query
+from tests.unit.test_retrieval_pure import KPS as SHARED_KPS
 
 KPS = [
-    {"id": "waterglass", "title": "Water glass", "aliases": ["waterglass", "水玻璃"],
-     "documentId": "d1", "path": "w/waterglass.md"},
-    {"id": "plastic-cup", "title": "Plastic cup", "aliases": [], "documentId": "d2",
-     "path": "w/plastic-cup.md"},
-    {"id": "glass", "title": "Glass", "aliases": [], "documentId": "d3", "path": "w/glass.md"},
+    *SHARED_KPS,  # water glass, plastic cup, glass
     {"id": "box", "title": "Box", "aliases": ["crate"], "documentId": None, "path": None},
     {"id": "ear", "title": "Ear", "aliases": [], "documentId": "d4", "path": "w/ear.md"},
 ]  # fmt: skip
