@@ -78,10 +78,12 @@ def _contested(heads: Iterable[FactHead], focus: Collection[str] | None) -> list
             continue
         for bucket in _buckets(head):
             documents.setdefault(bucket, set()).add(head.document_id)
+    # Most aligned heads share their buckets with others: decide each bucket once.
+    compared = {bucket for bucket, where in documents.items() if _compared(where, focus)}
     return [
         head for head in heads
         if (len(values[head.key]) > 1 if head.kind != "aligned"
-            else any(_compared(documents[b], focus) for b in _buckets(head)))
+            else not compared.isdisjoint(_buckets(head)))
     ]  # fmt: skip
 
 
