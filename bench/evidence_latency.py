@@ -85,8 +85,9 @@ def main() -> None:
     parser.add_argument("--scales", default="10k,100k", help="comma list of: " + ", ".join(known))
     parser.add_argument(
         "--served", type=int, default=60, metavar="N",
-        help="then N questions per scale through `kgs serve` and POST /v1/query, with the served "
-        "processes' memory (0: skip)",
+        help="then N questions per scale through `kgs serve` and POST /v1/query, each asked "
+        "twice (new to the text caches, then found there), with the served processes' memory "
+        "(0: skip)",
     )  # fmt: skip
     parser.add_argument(
         "--corpus-only", action="store_true",
