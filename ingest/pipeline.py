@@ -301,8 +301,9 @@ def _ingest_scope(
         withdraw_document(graph, str(existing[path]["id"]))
         report.removed.append(path)
     report.knowledge_points_pruned += prune_knowledge_points(graph, scope)
-    if changed or gone:
-        graph.write("ingest/refresh_degrees", scope=scope)
+    # Also when nothing changed: it writes only what differs, and gives a scope written before
+    # the degree histogram existed its histogram.
+    graph.write("ingest/refresh_degrees", scope=scope)
     started = time.perf_counter()
     report.vector_indexes[scope] = refresh_scope_vector_index(
         graph, scope, settings, embedding.space
