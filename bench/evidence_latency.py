@@ -1,6 +1,8 @@
 """Evidence-path latency benchmark: our whole evidence path (plan -> context pack, query
 embedding included) and our retrieval stage, side by side with neo4j-graphrag's
-HybridRetriever on the same Neo4j, indexes, embedder and questions, at 10k and 100k paragraphs.
+HybridRetriever and HybridCypherRetriever (with graph context) on the same Neo4j, indexes,
+embedder and questions, at 10k and 100k paragraphs by default, and at a million in one scope
+(`1m`) or over ten (`1m-10`) when asked: writing a million takes about an hour.
 
     .venv/bin/python bench/evidence_latency.py [--questions 220] [--top-k 10] [--scales 10k,100k]
 
