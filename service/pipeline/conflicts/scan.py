@@ -281,7 +281,8 @@ def _aligned_groups(
         for i, a in enumerate(bucket):
             for b in bucket[i + 1 :]:
                 if (
-                    root(a.order) != root(b.order)
+                    a.norm != b.norm  # one value twice (most pairs): nothing to compare
+                    and root(a.order) != root(b.order)
                     and _in_focus(a.document_id, b.document_id, focus)
                     and _contradicts(a, b, settings)
                     and _one_entity_edit(a, b, profiles, settings)
