@@ -162,7 +162,7 @@ def main() -> None:
         # As a served process does once started (service/api/state.py): what was allocated so
         # far (the model, the generated corpora) stays out of garbage collection, so full
         # collections scan only what questions allocate.
-        freeze_startup_objects()
+        freeze_startup_objects(settings.api.gc_young_threshold)
         try:
             version = graph.driver.get_server_info().agent
             # The label's count store answers this at once; counting the vectors would read

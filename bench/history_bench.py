@@ -125,7 +125,7 @@ def main() -> None:
             print(json.dumps(passes, indent=1), flush=True)
             return
 
-        freeze_startup_objects()
+        freeze_startup_objects(settings.api.gc_young_threshold)
         pipeline = PipelineSettings()
 
         def whole(question: str, scope: str) -> float:

@@ -236,7 +236,7 @@ def _open_worker(
             else None
         ),
     )
-    freeze_startup_objects()
+    freeze_startup_objects(settings.api.gc_young_threshold)
     return opened
 
 

@@ -35,10 +35,13 @@ def service_graph(settings: Settings, connection: Connection) -> Graph:
     )  # fmt: skip
 
 
-def freeze_startup_objects() -> None:
+def freeze_startup_objects(young_threshold: int) -> None:
     """Leave everything allocated so far out of garbage collection for good. Startup leaves
     about 480k objects (modules, the model's library), which each full collection scanned:
     pauses of 120-265 ms every 20 answers or so, stalling every thread of the process (measured
     in one process answering the shipped knowledge base). Long-lived by design, so nothing is
-    lost; what answers allocate later is collected as before."""
+    lost; what answers allocate later is collected as before, a young collection every
+    `young_threshold` allocations (`ApiSettings.gc_young_threshold`)."""
     gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(young_threshold, middle, old)

@@ -87,7 +87,7 @@ class AppResources:
             address = self._model_server.address if self._model_server else None
             self.answer_pool = AnswerPool(self.settings, self.connection, address)
         if self._owns_graph and self._owns_embedder:  # a served process, not a test's app
-            freeze_startup_objects()
+            freeze_startup_objects(self.settings.api.gc_young_threshold)
 
     def close(self) -> None:
         if self.records is not None:  # the answers given so far keep their records

@@ -61,6 +61,11 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     # allocates beside others gets its own arena, and worker, model and ingest threads left
     # RSS growing for minutes under load (902 -> 1598 MiB in 600 s; 2 arenas: 1196 MiB at 180 s).
     malloc_arenas: Annotated[int, ZERO_ALLOWED] = 2
+    # Allocations that start a young-generation garbage collection in a served process (Python's
+    # default: 700). An answer allocates a few thousand objects (rows, passages, facts): at 700
+    # each answer ran about four young collections and, every 20 answers or so, a full one over
+    # the text caches; at 10,000 the answer path took 13% less CPU (docs/operations.md).
+    gc_young_threshold: Annotated[int, msgspec.Meta(ge=100)] = 10_000
 
 
 def api_keys(env: Mapping[str, str]) -> tuple[ApiKey, ...]:

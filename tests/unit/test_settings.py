@@ -23,6 +23,7 @@ def test_environment_overrides() -> None:
     assert settings.local.bolt_port == 17687
     assert str(settings.local.home) == "/tmp/x/neo4j"
     assert Settings.from_env({"KGS_EMBEDDING_TRACED": "off"}).embedding.traced is False
+    assert Settings.from_env({"KGS_API_GC_YOUNG_THRESHOLD": "700"}).api.gc_young_threshold == 700
 
 
 @pytest.mark.parametrize(
@@ -32,6 +33,7 @@ def test_environment_overrides() -> None:
         ("KGS_NEO4J_QUERY_TIMEOUT_S", "-1"),
         ("KGS_NEO4J_VECTOR_MERGE_FACTOR", "1"),  # Lucene merges at least two segments
         ("KGS_EMBEDDING_TRACED", "yes"),  # on or off
+        ("KGS_API_GC_YOUNG_THRESHOLD", "10"),  # a collection every few objects: refused
     ],
 )
 def test_bad_values_are_named(name: str, value: str) -> None:
