@@ -31,6 +31,7 @@ from service.pipeline.conflicts import ConflictScan, scan_conflicts
 from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
+from service.scope import scope_label
 from service.settings import Settings
 from service.text.facts import Passage
 
@@ -53,10 +54,11 @@ def main() -> None:
     corpus = generate(scope, paragraphs, pool, words)
     graph, _, close = open_graph(settings)
     try:
-        # Paragraphs only: counting the stored vectors reads every one (minutes at 1M).
-        held = graph.read_text(
-            "MATCH (p:Paragraph {scope: $scope}) RETURN count(p) AS n", {"scope": scope}
-        )[0]["n"]
+        # The registry's count (retrieval/paragraph_counts), not one of stored vectors, which
+        # reads every vector (minutes at 1M).
+        held = graph.read("retrieval/paragraph_counts", scope=scope, label=scope_label(scope))[0][
+            "scopeParagraphs"
+        ]
         if held != paragraphs:
             raise SystemExit(
                 f"{scope} holds {held} paragraphs, not {paragraphs}: write it with "
