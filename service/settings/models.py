@@ -28,9 +28,9 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     # paragraphs (float32: about 1.6 KiB per entry for 384 dimensions).
     cache_entries: int = 0
     query_cache_entries: Annotated[int, ZERO_ALLOWED] = 4096
-    # Texts that fit one batch run through the model traced once into a TorchScript graph
-    # (mean-pooled, normalised transformers such as the default): the same vectors, about 25%
-    # less time, since no Python runs between the layers. Other models use the model as is.
+    # Texts run through the model traced once into a TorchScript graph, in batches of
+    # `batch_size` (mean-pooled, normalised transformers such as the default): the same vectors,
+    # about 25% less time, since no Python runs between the layers. Other models run as is.
     traced: bool = True
     enabled: Annotated[bool, env_name("KGS_EMBEDDINGS")] = True
     # Model switches (ingest/embedding_models.py): paragraphs embedded and written per batch,
