@@ -27,11 +27,11 @@ from latency.report import summary
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import Graph, open_graph
 from service.pipeline.augment import document_rows, passage_of
+from service.pipeline.channels import scope_size
 from service.pipeline.conflicts import ConflictScan, scan_conflicts
 from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
-from service.scope import scope_label
 from service.settings import Settings
 from service.text.facts import Passage
 
@@ -54,11 +54,8 @@ def main() -> None:
     corpus = generate(scope, paragraphs, pool, words)
     graph, _, close = open_graph(settings)
     try:
-        # The registry's count (retrieval/paragraph_counts), not one of stored vectors, which
-        # reads every vector (minutes at 1M).
-        held = graph.read("retrieval/paragraph_counts", scope=scope, label=scope_label(scope))[0][
-            "scopeParagraphs"
-        ]
+        # The size retrieval reads (paragraphs only: counting stored vectors takes minutes at 1M).
+        held = scope_size(graph, scope, settings.pipeline).paragraphs
         if held != paragraphs:
             raise SystemExit(
                 f"{scope} holds {held} paragraphs, not {paragraphs}: write it with "
