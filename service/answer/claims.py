@@ -61,7 +61,9 @@ def map_claims(
     """`fragment_text`: fragment id -> its pack text (the evidence of conflict lines)."""
     claims = []
     for index, sentence in enumerate(sentences):
+        # A sentence is read under its heading (a procedure's step names itself there).
         quotes = [e.quote for e in sentence.evidence]
+        quotes += [e.heading_path[-1] for e in sentence.evidence if e.heading_path]
         quotes += [fragment_text[f] for f in sentence.fragment_ids if f in fragment_text]
         support = claim_support(sentence.text, quotes) if quotes else 0.0
         status: Support = (

@@ -32,6 +32,7 @@ from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
 from service.settings import AnswerSettings
 from service.text import tokens
+from service.text.answer_types import holds_instance
 from service.text.relation_labels import compact_key
 
 __all__ = [
@@ -76,6 +77,7 @@ _CONSEQUENCE = re.compile(
 )
 _CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|outcomes?)\b", re.I)
 _VALUE = re.compile(r"\d")
+_STEP_HEADING = re.compile(r"^(?:step\s*\d+\b|\d{1,2}[.)]\s)", re.IGNORECASE)
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
 _HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
@@ -126,7 +128,32 @@ def compose_answer(
     ]  # fmt: skip
     chosen = select(profile, plan, usable, settings, operand_points)
     sentences = _distinct([*conflicts, *_as_draft(chosen)])
+    if profile == "how_to":
+        sentences += _procedure_rest(pack, usable, settings)
     return Draft(profile=profile, sentences=tuple(_bounded(sentences, settings)))
+
+
+def _procedure_rest(
+    pack: RagContextPack, pool: Sequence[EvidenceSentence], settings: AnswerSettings
+) -> list[DraftSentence]:
+    """The pointer to a procedure's steps the answer does not give: those past
+    `procedure_max_steps`, or those a budget cut from the middle of the procedure."""
+    fragment = next((f for f in pack.fragments if f.step_starts), None)
+    if fragment is None or not any(s.fragment_id == fragment.id for s in pool):
+        return []
+    steps = len(fragment.step_starts)
+    where = f"{fragment.path.rsplit('/', 1)[-1]}" + (
+        f" ({' > '.join(fragment.heading_path)})" if fragment.heading_path else ""
+    )
+    if steps > settings.procedure_max_steps:
+        text = (f"This procedure has {steps} steps; the first {settings.procedure_max_steps} "
+                f"are given here, the other {steps - settings.procedure_max_steps} are in {where}.")
+    elif fragment.truncated:
+        text = f"Some steps of this procedure did not fit in this answer; all of them are in {where}."
+    else:
+        return []
+    return [DraftSentence(text=text, kind="caveat", slot="procedure_rest",
+                          fragment_ids=(fragment.id,), citation_ids=fragment.citation_ids)]
 
 
 def _distinct(sentences: Sequence[DraftSentence]) -> list[DraftSentence]:
@@ -169,7 +196,16 @@ def select(
     context = [s for s in ranked if s.role in ("parent_context", "adjacent_context")]
     neighbours = [s for s in ranked if s.role == "graph_neighbor_support"]
     relevant = [s for s in ranked if _score(s, plan) > 0]
-    if profile == "how_to":
+    procedure = sorted((s for s in pool if s.procedure_step is not None), key=lambda s: s.start)
+    if profile == "how_to" and procedure:
+        # The whole procedure, in reading order: its prerequisites, every step within the bound
+        # however little a step resembles the question, its warnings and notes.
+        take("procedure", [s for s in procedure
+                           if (s.procedure_step or 0) <= settings.procedure_max_steps],
+             len(procedure))  # fmt: skip
+        take("failure", [s for s in pool if s.label.startswith("failure")
+                         and s.procedure_step is None], 2)  # fmt: skip
+    elif profile == "how_to":
         anchor_docs = {s.document_id for s in direct[:3]}
         # Unlabelled sentences must be about the question (a distractor section of the same
         # page, e.g. the legacy variant of a procedure, is not); labelled ones are structure.
@@ -424,15 +460,17 @@ def _coverage(sentence: EvidenceSentence, plan: QueryPlan) -> float:
 
 
 def _score(sentence: EvidenceSentence, plan: QueryPlan) -> float:
+    # A sentence holding a value of the asked type ("three years" for "how long") answers.
+    typed = 0.3 if plan.answer_type and holds_instance(sentence.text, plan.answer_type) else 0.0
     if not plan.terms:
-        return _ROLE_WEIGHT.get(sentence.role, 0.1)
+        return _ROLE_WEIGHT.get(sentence.role, 0.1) + typed
     text = compact_key(sentence.text)
     words = _word_set(sentence.text)
     hits = sum(
         1 for t in plan.terms
         if t in words or (len(t) > 4 and t[:-1] in text) or compact_key(t) in text
     )  # fmt: skip
-    return hits / len(plan.terms) + 0.25 * _ROLE_WEIGHT.get(sentence.role, 0.1)
+    return hits / len(plan.terms) + 0.25 * _ROLE_WEIGHT.get(sentence.role, 0.1) + typed
 
 
 def _leads(sentences: Sequence[EvidenceSentence]) -> list[EvidenceSentence]:
@@ -460,17 +498,21 @@ def _operand_words(plan: QueryPlan, index: int) -> set[str]:
 
 
 def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSentence]:
-    return [
-        DraftSentence(
-            text=sentence_end(s.text),
-            kind="evidence",
-            evidence=(s,),
-            fragment_ids=(s.fragment_id,),
-            citation_ids=(s.citation_id,),
-            slot=slot,
-        )
-        for slot, s in chosen
-    ]
+    drafted = []
+    heading: tuple[str, ...] = ()
+    for slot, s in chosen:
+        text = sentence_end(s.text)
+        # A procedure written one heading per step names the step in its heading: the step's
+        # first sentence carries it ("Step 2: Remove the cover: Lift the tab ...").
+        if slot == "procedure" and s.heading_path != heading:
+            heading = s.heading_path
+            title = s.heading_path[-1].rstrip(" :") if s.heading_path else ""
+            if _STEP_HEADING.match(title):
+                text = f"{title}: {text}"
+        drafted.append(DraftSentence(text=text, kind="evidence", evidence=(s,),
+                                     fragment_ids=(s.fragment_id,),
+                                     citation_ids=(s.citation_id,), slot=slot))  # fmt: skip
+    return drafted
 
 
 def conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> list[DraftSentence]:
@@ -529,10 +571,12 @@ def _bounded(sentences: Sequence[DraftSentence], settings: AnswerSettings) -> li
     chars = 0
     counted = 0
     for sentence in sentences:
-        free = sentence.kind == "conflict" or sentence.slot == "step"
+        free = sentence.kind == "conflict" or sentence.slot in ("step", "procedure")
         if not free and counted >= settings.answer_sentences:
             continue
-        if kept and chars + len(sentence.text) > settings.answer_chars:
+        # A procedure is bounded by its step count (procedure_max_steps), not by characters.
+        whole = sentence.slot in ("procedure", "procedure_rest")
+        if kept and not whole and chars + len(sentence.text) > settings.answer_chars:
             continue
         kept.append(sentence)
         chars += len(sentence.text) + 1
@@ -564,11 +608,6 @@ def caveats(review: object, pack: RagContextPack, context: GraphContext) -> list
             text="This may be out of date: " + "; ".join(
                 _plain_stale(s) for s in review.stale) + ".",
             kind="caveat", slot="stale",
-        ))  # fmt: skip
-    if review.uncertain:
-        lines.append(DraftSentence(
-            text="The sources found may not answer exactly what was asked.",
-            kind="caveat", slot="answerability",
         ))  # fmt: skip
     if review.degradation == "partial_coverage" and review.missing_terms and not lost:
         lines.append(DraftSentence(

@@ -4,7 +4,8 @@ Gates: evidence_sufficiency, graph_support, query_intent_alignment, structured_c
 graph_order_consistency, causal_consistency, comparison_consistency, temporal_validity,
 diagnostic_leakage, prompt_injection_relay (no sentence is an instruction to a model or carries an
 output such an instruction in the pack or the draft demands; service/answer/injection/),
-abstention_hygiene, rag_answer_completeness (profile-specific) and rag_claim_citation_support
+sentence_relevance (every sentence about the question, in its or its page's language, links only
+where they answer; service/answer/relevance.py), abstention_hygiene, rag_answer_completeness (profile-specific) and rag_claim_citation_support
 (each sentence supported by citation-backed evidence).
 
 A failing draft is never released as is: `release` revises it from the pack (removes unsupported,
@@ -27,6 +28,7 @@ import msgspec
 from service.answer.claims import map_claims
 from service.answer.composer import Draft, DraftSentence, _as_draft, select
 from service.answer.injection import Finding, InjectionScan, scan_texts, screen_sentence
+from service.answer.relevance import off_question
 from service.answer.sentences import EvidenceSentence, is_artifact, leaks_diagnostics
 from service.answer.sufficiency import SufficiencyReview
 from service.pipeline.context_pack import RagContextPack
@@ -190,6 +192,18 @@ def review_release(
         detail=f"{len(relaying)} sentences relay injection text; {len(scan.sentences)} "
         f"instruction sentences and {len(scan.outputs)} demanded outputs in the pack and draft",
         sentences=tuple(sorted(relaying)),
+    ))  # fmt: skip
+
+    pages: dict[str, str] = {}
+    for fragment in pack.fragments:
+        pages[fragment.document_id] = pages.get(fragment.document_id, "") + "\n" + fragment.text
+    off = {} if abstaining else off_question(sentences, plan, pages)
+    gates.append(GateResult(
+        gate="sentence_relevance",
+        passed=not off,
+        detail="every sentence is about the question, in its or its page's language"
+        if not off else "; ".join(f"sentence {i}: {why}" for i, why in sorted(off.items())),
+        sentences=tuple(sorted(off)),
     ))  # fmt: skip
 
     evidence_count = sum(1 for s in sentences if s.kind != "caveat")
@@ -356,6 +370,8 @@ def _intent_aligned(draft: Draft, plan: QueryPlan, pool: Sequence[EvidenceSenten
     evidence = [s for s in draft.sentences if s.kind != "caveat"]
     if not evidence:
         return False
+    if draft.profile == "how_to" and any(s.procedure_step is not None for s in pool):
+        return any(s.slot == "procedure" for s in draft.sentences)
     if draft.profile == "how_to" and any(s.step is not None for s in pool):
         return any(s.slot == "step" for s in draft.sentences)
     return True
@@ -369,7 +385,7 @@ def _missing_dimensions(
     have = {s.slot for s in draft.sentences}
     dims: tuple[str, ...]
     if draft.profile == "how_to":
-        dims = ("prerequisite", "step", "failure")
+        dims = ("prerequisite", "step", "failure", "procedure")
     elif draft.profile == "causal_explain":
         dims = ("mechanism", "consequence")
     else:

@@ -10,6 +10,7 @@ turned into plain statements. Prompt residue and pages describing themselves nev
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -100,6 +101,9 @@ class EvidenceSentence(msgspec.Struct, frozen=True, kw_only=True):
     order: int  # position in the pool: pack order, then reading order
     label: str  # the source-authored label stripped from it ("prerequisite", ...), or ""
     step: int | None  # "Step 3:" -> 3
+    # Inside a whole procedure's fragment: the step it belongs to (1-based; 0 before the first
+    # step, the prerequisites); None elsewhere.
+    procedure_step: int | None = None
 
 
 def evidence_sentences(
@@ -190,6 +194,8 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
                 order=0,
                 label=label,
                 step=int(step_match.group(1)) if step_match else None,
+                procedure_step=bisect.bisect_right(fragment.step_starts, absolute[0])
+                if fragment.step_starts else None,
             )
         )
     return out

@@ -42,6 +42,7 @@ from service.pipeline.conflicts import (
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan
+from service.pipeline.procedure import find_procedure
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
 from service.text.facts import Fact, Passage
@@ -126,6 +127,10 @@ def augment_documents(
             fragments.append(_joined("adjacent_context", window, hit, "window", hit.score))
             taken.update(r["paragraphId"] for r in window)
 
+    procedure = _procedure_fragment(documents, retrieval, plan, settings)
+    if procedure is not None:
+        fragments.append(procedure)
+
     unavailable: list[SourceDecision] = []
     for neighbour in neighbours:
         paragraphs = documents.get(neighbour.document_id or "", [])
@@ -157,6 +162,34 @@ def augment_documents(
         observed_ids=frozenset(observed),
         documents_read=tuple(dict.fromkeys(str(r["path"]) for r in rows)),
         paragraphs=tuple(rows),
+    )
+
+
+def _procedure_fragment(
+    documents: Mapping[str, Sequence[Row]],
+    retrieval: Retrieval,
+    plan: QueryPlan,
+    settings: PipelineSettings,
+) -> Fragment | None:
+    """A how-to question's whole procedure, as direct support ranked above every span: the
+    best-scored one of the first `procedure_documents` hit documents (procedure.py)."""
+    if plan.intent != "how_to" or not retrieval.hits:
+        return None
+    hit_ids = [h.paragraph_id for h in retrieval.hits]
+    order = list(dict.fromkeys(h.document_id for h in retrieval.hits))
+    found = [
+        (rank, p) for rank, d in enumerate(order[: settings.procedure_documents])
+        if (p := find_procedure(documents.get(d, []), hit_ids, plan.terms)) is not None
+    ]  # fmt: skip
+    if not found:
+        return None
+    _, best = max(found, key=lambda f: (f[1].score - 0.25 * f[0]))
+    top = retrieval.hits[0]
+    kp = next((h.knowledge_point_ids[0] for h in retrieval.hits
+               if h.document_id == best.rows[0]["documentId"] and h.knowledge_point_ids), None)
+    fragment = _fragment("direct_support", best.rows, "section", top.score + 1.0, kp)
+    return msgspec.structs.replace(
+        fragment, step_starts=best.step_starts, heading_path=best.heading_path
     )
 
 

@@ -73,6 +73,9 @@ class PackPolicy(msgspec.Struct, frozen=True, kw_only=True):
     reserve_share: float = 0.25  # of total_chars and fragments: held back from direct support
     min_truncated_chars: int = 200  # a smaller total-budget remainder drops rather than truncates
     marker: str = " … "  # joins head and tail of a middle-truncated fragment
+    # A whole procedure (Fragment.step_starts) may take this many chars instead of the
+    # per-fragment cap: a procedure cut in the middle loses the steps a user must not skip.
+    procedure_chars: int = 4000
 
 
 DEFAULT_PACK_POLICY = PackPolicy()
@@ -144,13 +147,14 @@ def build_context_pack(
         # Direct support is admitted before any other role, so `used` is its own spending.
         remaining = budget.total_chars - used - (reserve_chars if direct else 0)
         scarce = "reserved_for_other_roles" if direct and reserve_chars else "total_chars"
-        if fragment.chars <= min(per_cap, remaining):
+        cap = max(per_cap, policy.procedure_chars) if fragment.step_starts else per_cap
+        if fragment.chars <= min(cap, remaining):
             entry = _Admitted(fragment, _covered(fragment))
             decided[index] = _decide(fragment, "included", "within_budget")
-        elif per_cap <= remaining:
-            entry = _truncate(fragment, per_cap, policy.marker)
+        elif cap <= remaining:
+            entry = _truncate(fragment, cap, policy.marker)
             decided[index] = _decide(fragment, "fragment_truncated", cap_reason)
-        elif remaining >= min(policy.min_truncated_chars, per_cap):
+        elif remaining >= min(policy.min_truncated_chars, cap):
             entry = _truncate(fragment, remaining, policy.marker)
             decided[index] = _decide(fragment, "fragment_truncated", scarce)
         else:

@@ -66,6 +66,9 @@ class Fragment(msgspec.Struct, frozen=True, kw_only=True):
     priority: float = 0.0  # order within a role, higher first (e.g. retrieval score)
     truncated: bool = False
     conflict_values: tuple[str, ...] = ()  # conflict: the distinct contradicting values, in order
+    # A whole procedure (service/pipeline/procedure.py): where each of its steps begins. The pack
+    # admits it whole, under PackPolicy.procedure_chars instead of the per-fragment cap.
+    step_starts: tuple[int, ...] = ()
 
     @property
     def chars(self) -> int:

@@ -12,6 +12,7 @@ from typing import Literal
 import msgspec
 
 from service.pipeline.budgets import BUDGETS, Budget, BudgetProfile
+from service.text.answer_types import AnswerType, expected_type
 
 __all__ = ["Depth", "Intent", "QueryPlan", "key_terms", "plan_query"]
 
@@ -75,6 +76,22 @@ _STOPWORDS = frozenset(
         "with you your explain deep detail please tell me about",
     )
 )
+# Interrogative and auxiliary words ask; they name nothing a source must contain ("How long is
+# the warranty?" is answered by "a warranty period of three years"). Never key terms.
+_QUESTION_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "should would could will shall might must did has have had been being am were whom whose "
+        "often frequently long much many far soon old big large heavy tall high wide deep hot "
+        "cold fast",
+    )
+)
+# Words of _QUESTION_WORDS that are content words outside a question phrase ("long press",
+# "big end"): dropped only right after "how".
+_AFTER_HOW = frozenset(
+    ("long", "much", "many", "far", "soon", "old", "big", "large", "heavy", "tall", "high",
+     "wide", "deep", "hot", "cold", "fast")
+)
 # Latin words (with inner - . /) and CJK runs are separate tokens: "什么是waterglass" has two.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-./]*|[^\W\dA-Za-z_]+", re.UNICODE)
 
@@ -121,6 +138,8 @@ class QueryPlan(msgspec.Struct, frozen=True, kw_only=True):
     terms: tuple[str, ...]  # key terms for coverage checks
     budget: Budget
     reasons: tuple[str, ...]  # which cue decided intent and depth
+    # The kind of value the question asks for (service/text/answer_types.py); None: no type.
+    answer_type: AnswerType | None = None
 
 
 def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
@@ -161,6 +180,7 @@ def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
         terms=key_terms(text),
         budget=BUDGETS[profile],
         reasons=tuple(reasons),
+        answer_type=None if intent in ("how_to", "compare") else expected_type(text),
     )
 
 
@@ -168,10 +188,13 @@ def key_terms(text: str) -> tuple[str, ...]:
     """Content words (lower-case) and the pieces of CJK runs between question and function
     words, in order, without duplicates."""
     terms: list[str] = []
+    previous = ""
     for token in _TOKEN.findall(text.lower()):
         token = token.strip("-./")
+        after_how, previous = previous == "how", token
         if token.isascii():
-            if len(token) > 1 and token not in _STOPWORDS:
+            asks = token in _QUESTION_WORDS and (token not in _AFTER_HOW or after_how)
+            if len(token) > 1 and token not in _STOPWORDS and not asks:
                 terms.append(token)
         else:
             terms.extend(_cjk_terms(token))

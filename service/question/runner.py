@@ -30,6 +30,7 @@ from service.answer.recovery import (
     should_recover,
 )
 from service.answer.release import release
+from service.answer.typed_value import TypedValue, check_typed_value, missing_value_caveat
 from service.answer.sentences import evidence_sentences
 from service.answer.sufficiency import (
     DocumentValidity,
@@ -302,6 +303,15 @@ def answer_question(
     if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
+    typed = check_typed_value(plan, draft)
+    lacks = typed.outcome == "missing" and review.degradation in ("none", "partial_coverage")
+    if not abstaining and lacks:
+        if review.uncertain and review.degradation == "none":  # neither on point nor holding the asked value: no answer
+            abstaining = True
+            draft = Draft(profile=draft.profile, sentences=())
+        else:
+            draft = Draft(profile=draft.profile,
+                          sentences=(*draft.sentences, missing_value_caveat(typed)))  # fmt: skip
     generation: dict[str, Any] | None = None
     if generator is not None:
         generation = {"requested": True, "used": False, "reason": "abstained"}
@@ -318,11 +328,11 @@ def answer_question(
                 draft, release_review = written.draft, written.review
         lap("generation")
     answer = (
-        _abstention(plan, review, scope, retrieval, bool(pool))
+        _abstention(plan, review, scope, retrieval, bool(pool), typed)
         if abstaining
         else trace.render(draft)
     )
-    status = _status(review, abstaining)
+    status = _status(review, abstaining, draft)
     texts = {f.id: f.text for f in pack.fragments}
     claims = [] if abstaining else map_claims(draft.sentences, texts)
     failures = classify_failures(
@@ -353,6 +363,7 @@ def answer_question(
             "graphContext": trace.graph_trace(context),
             "ragContextPack": trace.pack_trace(pack, final.augmentation.documents_read),
             "ragSufficiencyReview": trace.review_trace(review, outcome),
+            "answerType": trace.camel(typed),
             "ragRecovery": recovery,
             "ragFailureClassifications": [trace.camel(f) for f in failures],
             "answerReleaseReview": trace.camel(release_review),
@@ -458,9 +469,14 @@ def _better(after: SufficiencyReview, before: SufficiencyReview) -> bool:
     return a > b or (a == b and after.score > before.score)
 
 
-def _status(review: SufficiencyReview, abstaining: bool) -> str:
+def _status(review: SufficiencyReview, abstaining: bool, draft: Draft) -> str:
+    """The public status: `partial` names what is missing (a term, the asked-for value, the
+    rest of a procedure); a fully supported answer is `answered`."""
     if abstaining:
         return "abstained"
+    lacking = any(s.slot in ("missing_value", "procedure_rest") for s in draft.sentences)
+    if lacking and review.degradation == "none":
+        return "partial"
     return {
         "conflict": "conflict", "stale_evidence": "stale", "partial_coverage": "partial",
         "insufficient_evidence": "partial",
@@ -468,7 +484,12 @@ def _status(review: SufficiencyReview, abstaining: bool) -> str:
 
 
 def _abstention(
-    plan: QueryPlan, review: SufficiencyReview, scope: str, retrieval: Retrieval, quoted: bool
+    plan: QueryPlan,
+    review: SufficiencyReview,
+    scope: str,
+    retrieval: Retrieval,
+    quoted: bool,
+    typed: TypedValue,
 ) -> str:
     """The refusal, with the reason that decided it: nothing found, the closest passages not
     answering what is asked (the answerability gate), key terms missing, or no sentence of the
@@ -484,6 +505,8 @@ def _abstention(
     if review.status == "insufficient" and review.missing_terms:
         missing = ", ".join(f"'{t}'" for t in review.missing_terms[:4])
         return f"{lead}: the sources found do not mention {missing}."
+    if typed.outcome == "missing" and review.status != "insufficient":
+        return f"{lead}: the sources found do not state the {typed.noun} asked for."
     if not quoted or review.status != "insufficient":
         return f"{lead}: no sentence of the evidence found could be quoted as an answer."
     return f"{lead}: the sources found do not support an answer."

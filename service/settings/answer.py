@@ -64,7 +64,10 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     recovery_reserve_share: float = 0.4  # pack share held for parent/graph context (from 0.25)
     # Public answer size (one message).
     answer_sentences: int = 8
-    how_to_steps: int = 8
+    how_to_steps: int = 8  # steps of an unstructured how-to answer (no procedure found)
+    # A procedure's steps given whole, in order; past this many, the first ones and a pointer
+    # to the rest, status partial.
+    procedure_max_steps: int = 15
     answer_chars: int = 1800
     # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
     # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.

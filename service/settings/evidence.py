@@ -7,7 +7,7 @@ from typing import Annotated
 
 import msgspec
 
-from service.settings.environment import env_name
+from service.settings.environment import ZERO_ALLOWED, env_name
 
 __all__ = ["ConflictSettings", "FactSettings", "PipelineSettings", "TextCacheSettings"]
 
@@ -41,6 +41,9 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     window_paragraphs: int = 5  # local window each side of a span
     window_paragraphs_structured: int = 2  # inside tables, code and Mermaid
     window_paragraphs_wide: int = 7  # causal and deep questions
+    # How-to questions: the best hits' documents searched for the ordered procedure the hits
+    # belong to (service/pipeline/procedure.py); 0 turns the search off.
+    procedure_documents: Annotated[int, ZERO_ALLOWED] = 2
     graph_window: int = 3  # predecessors and successors each
     graph_window_deep: int = 5
     min_relation_confidence: float = 0.5

@@ -193,7 +193,7 @@ def review_sufficiency(
         status, degradation = "insufficient", "insufficient_evidence"
     elif stale:
         status, degradation = "borderline", "stale_evidence"
-    elif uncertain or failed & {
+    elif failed & {
         "direct_evidence_coverage",
         "query_intent_coverage",
         "graph_support",
@@ -305,7 +305,7 @@ def _intent(
 ) -> tuple[bool, str]:
     text = "\n".join(f.text for f in fragments if f.role != "background")
     if plan.intent == "how_to":
-        ok = bool(_STEPS.search(text))
+        ok = bool(_STEPS.search(text)) or any(f.step_starts for f in direct)
         return ok, "steps found in the evidence" if ok else "a how-to needs steps; none found"
     if plan.intent == "causal":
         if not _CAUSAL.search(text):

@@ -1,0 +1,84 @@
+"""off_question: the sentences of a draft that are not about the question, one by one.
+
+A page is data, and an instruction planted in it (in any language, addressed to any assistant)
+is only relayed when the answer quotes it. Word lists of such instructions exist for a few
+languages only, so this screen asks instead whether each sentence belongs in the answer at all:
+
+- it is written in the question's language or its page's (a Dutch sentence in an English manual
+  is not quoted for an English question);
+- it is about the question: it names one of the question's key terms, or it holds a value of
+  the type the question asks for. The steps of a procedure are exempt: a step that does not
+  resemble the question is still a step;
+- a link is published only in a sentence that is about the question, and never with a query
+  built from placeholders or secrets (`?k={api_key}`, `?q=<conversation>`).
+
+Each offending sentence gets a reason; release takes it out (docs/evidence.md, "Release review").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from service.answer.composer import DraftSentence
+from service.answer.sufficiency.terms import has_term, stems
+from service.pipeline.plan import QueryPlan
+from service.text.answer_types import holds_instance
+from service.text.language import foreign_to
+
+__all__ = ["off_question", "relevant"]
+
+# Slots that hold a procedure's parts: they are in the answer because the procedure is.
+_PROCEDURE_SLOTS = frozenset(
+    ("procedure", "step", "prerequisite", "check", "failure", "overview")
+)
+_LINK = re.compile(
+    r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|ai|co|info|biz|xyz|ru|cn)"
+    r"(?:/\S*)?",
+    re.IGNORECASE,
+)
+# A query or path built from something the page cannot know: placeholders, template markers,
+# or names of secrets and of the conversation.
+_BUILT_QUERY = re.compile(
+    r"[{}<>\[\]$%]|\b(?:key|token|secret|password|passwd|api|apikey|session|cookie|prompt|"
+    r"conversation|history|chat|question|query|user|email|env)\w*=",
+    re.IGNORECASE,
+)
+
+
+def relevant(text: str, plan: QueryPlan) -> bool:
+    """Names a key term of the question (a CJK term by any two characters in a row of it), or
+    holds a value of the asked type."""
+    if plan.answer_type is not None and holds_instance(text, plan.answer_type):
+        return True
+    words = stems(text)
+    for term in plan.terms:
+        if has_term(text, term, words):
+            return True
+        if not term.isascii() and any(term[i : i + 2] in text for i in range(len(term) - 1)):
+            return True
+    return False
+
+
+def off_question(
+    sentences: Sequence[DraftSentence], plan: QueryPlan, pages: Mapping[str, str]
+) -> dict[int, str]:
+    """Position -> reason for every sentence that does not belong in the answer; `pages`:
+    document id -> the text the pack shows of it (its language is the page's)."""
+    found: dict[int, str] = {}
+    for index, sentence in enumerate(sentences):
+        if sentence.kind not in ("evidence", "generated"):
+            continue
+        page = next((pages.get(e.document_id, "") for e in sentence.evidence), "")
+        about = relevant(sentence.text, plan) or not plan.terms
+        links = _LINK.findall(sentence.text)
+        if foreign_to(sentence.text, plan.query, page):
+            found[index] = "foreign_language"
+        elif any(_BUILT_QUERY.search(link.split("?", 1)[-1] if "?" in link else "")
+                 or re.search(r"[{}<>$]", link) for link in links):  # fmt: skip
+            found[index] = "link_with_built_query"
+        elif links and not about:
+            found[index] = "link_off_question"
+        elif not about and sentence.slot not in _PROCEDURE_SLOTS:
+            found[index] = "off_question"
+    return found

@@ -1,0 +1,198 @@
+"""find_procedure: the whole ordered procedure a how-to question's evidence belongs to.
+
+Retrieval finds the sentences most like the question; in a procedure those are the first and the
+last steps, rarely "Wait until the green light stops blinking". A how-to answer needs every step
+in order, so augmentation reads the procedure as one block of the document:
+
+- a list (numbered or bulleted), one item per step;
+- a table whose header names a step (or whose first column counts them);
+- "Step N" paragraphs;
+- one heading per step ("Step 2: Remove the cover", "2. Remove the cover") under one parent;
+- a run of prose paragraphs that sequence their steps ("First, ...", "Next, ...", "Finally, ...").
+
+The region around the block keeps what the steps need: the section's paragraphs before it (the
+prerequisites) and after it (warnings, notes), and a "Before you begin" section right before it.
+Pure: rows of evidence/document_paragraphs in, a Procedure (paragraph rows and step offsets) out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = ["Layout", "Procedure", "find_procedure"]
+
+Layout = Literal["numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence"]
+Row = Mapping[str, Any]
+
+_ITEM = re.compile(r"^[ \t]{0,3}(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
+_STEP_PARAGRAPH = re.compile(r"^\W{0,4}step\s*(\d+)\b", re.IGNORECASE)
+_STEP_HEADING = re.compile(r"^(?:step\s*\d+\b|\d{1,2}[.)]\s)", re.IGNORECASE)
+_SEQUENCE = re.compile(
+    r"^\W{0,4}(?:first(?:ly)?|to (?:begin|start)|start by|begin by|second(?:ly)?|third(?:ly)?|"
+    r"next|then|after (?:that|this)|afterwards|now|once|finally|lastly|last)\b",
+    re.IGNORECASE,
+)
+_OPENS_SEQUENCE = re.compile(
+    r"^\W{0,4}(?:first(?:ly)?|to (?:begin|start)|start by|begin by)\b", re.IGNORECASE
+)
+_BEFORE = re.compile(
+    r"\b(?:before you (?:begin|start)|prerequisites?|requirements?|what you need|preparation|"
+    r"you will need|getting ready)\b",
+    re.IGNORECASE,
+)
+_TABLE_STEP = re.compile(r"^\s*\|?\s*(?:step|no\.?|#)\s*\|", re.IGNORECASE)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
+_CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
+
+
+class Procedure(msgspec.Struct, frozen=True, kw_only=True):
+    layout: Layout
+    rows: tuple[Row, ...]  # contiguous paragraph rows in reading order: context and steps
+    step_starts: tuple[int, ...]  # absolute source offset where each step begins
+    heading_path: tuple[str, ...]  # the section that holds the steps
+    score: float  # how well the procedure's section names the question's terms
+
+
+def find_procedure(
+    rows: Sequence[Row], hit_paragraphs: Sequence[str], terms: Sequence[str]
+) -> Procedure | None:
+    """The procedure of this document that the hits (paragraph ids, best first) point at: the
+    block holding a hit, else the one in a hit's section, else the one whose section heading and
+    text name most of `terms`; None when the document has no ordered steps near its hits."""
+    ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
+    best: tuple[float, Procedure] | None = None
+    for layout, block, starts in _blocks(ordered):
+        ids = {str(r["paragraphId"]) for r in block}
+        sections = {_path(r) for r in block} | {_path(r)[:-1] for r in block if layout ==
+                                                "heading_per_step"}  # fmt: skip
+        hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
+        near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
+                   hit_paragraphs)  # fmt: skip
+        named = _coverage(block, terms)
+        if hit_rank is None and not near and named < 0.5:
+            continue
+        score = named + (1.0 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.5 * near
+        region = _region(ordered, block, layout)
+        found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
+                          heading_path=_path(block[0]), score=round(score, 3))  # fmt: skip
+        if best is None or score > best[0]:
+            best = (score, found)
+    return best[1] if best else None
+
+
+def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
+    """Every run of ordered steps in the document: (layout, its rows, each step's offset)."""
+    blocks: list[tuple[Layout, list[Row], list[int]]] = []
+    for row in rows:
+        text, kind, start = str(row["text"]), str(row["kind"]), int(row["startOffset"])
+        if kind == "list":
+            items = list(_ITEM.finditer(text))
+            if len(items) >= 2:
+                layout: Layout = "numbered" if items[0].group("mark")[0].isdigit() else "bulleted"
+                blocks.append((layout, [row], [start + m.start() for m in items]))
+        elif kind == "table":
+            lines = text.split("\n")
+            numbered = len(lines) > 3 and all(
+                re.match(r"^\s*\|?\s*\d{1,3}\b", line) for line in lines[2:] if line.strip()
+            )
+            if len(lines) > 3 and _TABLE_RULE.match(lines[1]) and (
+                _TABLE_STEP.match(lines[0]) or numbered
+            ):
+                offsets = [sum(len(x) + 1 for x in lines[:i]) for i in range(2, len(lines))]
+                blocks.append(("table", [row], [start + o for o in offsets]))
+    blocks += _runs(rows, "step_paragraphs", lambda r: bool(_STEP_PARAGRAPH.match(str(r["text"]))))
+    blocks += _heading_steps(rows)
+    blocks += [
+        b for b in _runs(rows, "sequence", lambda r: bool(_SEQUENCE.match(str(r["text"]))))
+        if len(b[1]) >= 3 and _OPENS_SEQUENCE.match(str(b[1][0]["text"]))
+    ]  # fmt: skip
+    return blocks
+
+
+def _runs(
+    rows: Sequence[Row], layout: Layout, is_step: Any
+) -> list[tuple[Layout, list[Row], list[int]]]:
+    """Runs of 2+ prose paragraphs that are steps, adjacent in one section (a short paragraph
+    between two steps, a warning, stays inside the run)."""
+    runs: list[tuple[Layout, list[Row], list[int]]] = []
+    current: list[Row] = []
+    gap: list[Row] = []
+    for row in rows:
+        prose = str(row["kind"]) == "paragraph"
+        same = not current or _path(row) == _path(current[0])
+        if prose and is_step(row) and same:
+            current += [*gap, row]
+            gap = []
+        elif current and same and prose and not gap:
+            gap = [row]  # one non-step paragraph may sit between two steps
+        else:
+            if len([r for r in current if is_step(r)]) >= 2:
+                steps = [int(r["startOffset"]) for r in current if is_step(r)]
+                runs.append((layout, current, steps))
+            current = [row] if prose and is_step(row) else []
+            gap = []
+    if len([r for r in current if is_step(r)]) >= 2:
+        runs.append((layout, current, [int(r["startOffset"]) for r in current if is_step(r)]))
+    return runs
+
+
+def _heading_steps(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
+    """Sibling headings that each name one step, with the paragraphs under them."""
+    groups: dict[tuple[str, ...], list[Row]] = {}
+    for row in rows:
+        path = _path(row)
+        if path and _STEP_HEADING.match(path[-1]):
+            groups.setdefault(path[:-1], []).append(row)
+    blocks: list[tuple[Layout, list[Row], list[int]]] = []
+    for group in groups.values():
+        headings = list(dict.fromkeys(_path(r)[-1] for r in group))
+        if len(headings) < 2:
+            continue
+        first = {}
+        for row in group:
+            first.setdefault(_path(row)[-1], int(row["startOffset"]))
+        blocks.append(("heading_per_step", group, [first[h] for h in headings]))
+    return blocks
+
+
+def _region(rows: Sequence[Row], block: Sequence[Row], layout: Layout) -> list[Row]:
+    """The block and its context, contiguous in reading order: the section's paragraphs before
+    the steps (and a "Before you begin" section right before it) and after them."""
+    position = {str(r["paragraphId"]): i for i, r in enumerate(rows)}
+    first, last = position[str(block[0]["paragraphId"])], position[str(block[-1]["paragraphId"])]
+    section = _path(block[0])[:-1] if layout == "heading_per_step" else _path(block[0])
+    lo = first
+    while lo > 0 and first - lo < _CONTEXT_BEFORE and _within(rows[lo - 1], section):
+        lo -= 1
+    if lo > 0 and _BEFORE.search(" ".join(_path(rows[lo - 1])[-1:])):
+        heading = _path(rows[lo - 1])
+        while lo > 0 and _path(rows[lo - 1]) == heading:
+            lo -= 1
+    hi = last
+    while hi + 1 < len(rows) and hi - last < _CONTEXT_AFTER and _path(rows[hi + 1]) == (
+        _path(block[-1])
+    ):
+        hi += 1
+    return [r for r in rows[lo : hi + 1] if str(r["kind"]) != "mermaid"]
+
+
+def _within(row: Row, section: tuple[str, ...]) -> bool:
+    return _path(row) == section and str(row["kind"]) in ("paragraph", "list", "quote")
+
+
+def _coverage(block: Sequence[Row], terms: Sequence[str]) -> float:
+    """Share of the question's terms named by the block's section headings and first lines."""
+    if not terms:
+        return 0.0
+    head = " ".join(_path(block[0])) + " " + " ".join(_path(r)[-1] for r in block[1:2])
+    text = (head + " " + str(block[0]["text"])[:400]).lower()
+    return sum(1 for t in terms if t in text or (len(t) > 4 and t[:-1] in text)) / len(terms)
+
+
+def _path(row: Row) -> tuple[str, ...]:
+    return tuple(row["headingPath"] or ())

@@ -1,0 +1,310 @@
+"""The kind of value a question asks for, read from its wording, and whether a sentence holds one.
+
+`expected_type("How long is the warranty?")` is a duration; `"How heavy is the X200 in
+kilograms?"` a quantity of mass. An answer that quotes no instance of the asked type has not
+answered the question, however close its sentences are to it (docs/evidence.md, "Answer types").
+Pure and rule-based, English wording only: a question in another language has no expected type,
+and its answer is judged by the other gates alone.
+
+Each type has a noun the answer names when the value is missing ("the sources found do not
+state the weight asked for").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Literal
+
+import msgspec
+
+__all__ = ["AnswerType", "TypeName", "expected_type", "holds_instance"]
+
+TypeName = Literal[
+    "quantity", "duration", "frequency", "date", "time", "person", "place", "version", "yes_no"
+]
+
+_NUMBER_WORDS = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    "fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    "eighty|ninety|hundred|thousand|million|billion|dozen|half|single|double|a few|several"
+)
+_NUMBER = rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b)"
+
+# Unit families: a quantity question about weight is answered by a mass, not by any number.
+_UNITS: dict[str, str] = {
+    "mass": r"kg|kilo(?:gram)?s?|g|grams?|mg|lbs?|pounds?|oz|ounces?|tonnes?|tons?",
+    "length": r"mm|cm|m|km|metres?|meters?|millimet(?:re|er)s?|centimet(?:re|er)s?|"
+    r"kilomet(?:re|er)s?|inch(?:es)?|in\.|ft|feet|foot|yards?|miles?|\"",
+    "volume": r"ml|l|litres?|liters?|millilit(?:re|er)s?|gallons?|cups?|fl\.? ?oz|cl|dl|"
+    r"cubic \w+|m3|m³",
+    "temperature": r"°\s?[cf]?|degrees?(?: celsius| fahrenheit| c| f)?|celsius|fahrenheit|k\b",
+    "power": r"w|kw|watts?|kilowatts?|hp|horsepower|va|mw",
+    "voltage": r"v|volts?|kv|mv",
+    "current": r"a|amps?|amperes?|ma",
+    "pressure": r"bar|psi|kpa|pa|mbar|hpa|atm",
+    "money": r"\$|€|£|¥|usd|eur|gbp|dollars?|euros?|pounds?|cents?|kr|chf",
+    "data": r"kb|mb|gb|tb|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?",
+    "speed": r"km/h|kmh|mph|rpm|m/s|pages? per minute|ppm|knots?|mbps|gbps|kbps",
+    "frequency_unit": r"hz|khz|mhz|ghz|hertz",
+    "energy": r"kwh|wh|j|joules?|kj|calories|kcal|cal|mah|btu",
+    "area": r"m2|m²|square \w+|sq\.? ?\w+|hectares?|acres?",
+    "percent": r"%|percent|per cent",
+}
+_TIME_UNITS = (
+    r"seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
+    r"decades?|centuries|century|nights?|fortnights?|ms|milliseconds?"
+)
+# The attribute named in a quantity question -> the unit families that answer it.
+_ATTRIBUTE_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (r"weigh\w*|heavy|mass", "weight", ("mass",)),
+    (r"long|length|tall|height|high|wide|width|deep|depth|far|distance|thick\w*|diameter|"
+     r"size|dimensions?|reach|range", "size", ("length", "area")),
+    (r"capacity|volume|hold|litres?|liters?", "capacity", ("volume", "mass")),
+    (r"temperature|hot|cold|warm|heat", "temperature", ("temperature",)),
+    (r"power|wattage|consum\w*", "power", ("power", "energy")),
+    (r"voltage", "voltage", ("voltage",)),
+    (r"current|amperage", "current", ("current",)),
+    (r"pressure", "pressure", ("pressure",)),
+    (r"cost|price|pay|charge|fee|expensive|cheap", "price", ("money",)),
+    (r"storage|memory|disk|file size", "size", ("data",)),
+    (r"fast|speed|quick", "speed", ("speed",)),
+    (r"battery|charge capacity", "battery capacity", ("energy", "percent")),
+)  # fmt: skip
+_UNIT_NAMES: dict[str, tuple[str, ...]] = {
+    "mass": ("kilograms", "kilogram", "kg", "grams", "pounds", "lbs", "ounces", "tonnes"),
+    "length": ("metres", "meters", "centimetres", "centimeters", "millimetres", "millimeters",
+               "kilometres", "kilometers", "inches", "feet", "miles", "cm", "mm", "km"),
+    "volume": ("litres", "liters", "millilitres", "milliliters", "gallons", "cups", "ml"),
+    "temperature": ("degrees", "celsius", "fahrenheit"),
+    "power": ("watts", "kilowatts"),
+    "voltage": ("volts",),
+    "money": ("dollars", "euros", "usd", "eur"),
+    "data": ("megabytes", "gigabytes", "terabytes", "mb", "gb", "tb"),
+    "speed": ("rpm", "mph", "km/h"),
+}  # fmt: skip
+_DURATION_CUE = re.compile(
+    r"\bhow long\b(?!\s+(?:is|are)\s+(?:the\s+)?(?:\w+\s+)?(?:cable|cord|hose|pipe|tube|"
+    r"wire|lead|rope|strap|chain|bar|blade|board|line|track|road|trail|route|bridge|river))|"
+    r"\b(?:warranty|guarantee) (?:period|term|length)\b|\bwhat is the (?:warranty|guarantee)\b|"
+    r"\bhow many (?:seconds|"
+    r"minutes|hours|days|weeks|months|years)\b|\bduration\b|\bperiod\b|\blifespan\b|"
+    r"\blife ?time\b|\bhow soon\b|\bhow quickly\b|\btime (?:does it|it) takes?\b",
+    re.IGNORECASE,
+)
+_FREQUENCY_CUE = re.compile(
+    r"\bhow (?:often|frequently)\b|\bhow many times\b|\bfrequency\b|\binterval\b|"
+    r"\bwhat intervals?\b",
+    re.IGNORECASE,
+)
+_TIME_CUE = re.compile(
+    r"\bwhat time\b|\bat what time\b|\b(?:opening|office|business|service) hours\b|"
+    r"\bwhat hours?\b|\bwhen (?:does|do|will) (?:\w+ ){0,4}(?:open|close|start|begin|end|run)\b",
+    re.IGNORECASE,
+)
+_DATE_CUE = re.compile(
+    r"\bwhat (?:date|day|year|month)\b|\bwhich (?:date|day|year|month)\b|\bin what year\b|"
+    r"\bsince when\b|\bby when\b|\bwhen (?:was|were|did|will)\b|\bdeadline\b",
+    re.IGNORECASE,
+)
+_VERSION_CUE = re.compile(
+    r"\b(?:which|what) (?:\w+ )?(?:version|release|firmware|build)\b|\bversion (?:number|of)\b|"
+    r"\bminimum (?:\w+ )?version\b",
+    re.IGNORECASE,
+)
+_PERSON_CUE = re.compile(
+    r"^\W*(?:who|whom|whose)\b|\b(?:who|whom|whose)\b|\bwhich (?:person|team|department|group|"
+    r"company|manufacturer|vendor|engineer|contact)\b|\b(?:contact person|responsible for)\b",
+    re.IGNORECASE,
+)
+_PLACE_CUE = re.compile(
+    r"^\W*where\b|\bwhere\b|\b(?:which|what) (?:room|building|floor|location|country|city|place|"
+    r"address|folder|directory|menu|port|socket|slot)\b|\blocated\b",
+    re.IGNORECASE,
+)
+_QUANTITY_CUE = re.compile(
+    r"\bhow (?:many|much|big|large|small|heavy|tall|high|wide|deep|far|long|hot|cold|fast|"
+    r"thick|loud|bright|old)\b|\bwhat(?:'s| is| are)? (?:the )?(?:maximum |minimum |max |min |"
+    r"recommended |rated |nominal |default |total |average )?(?:weight|capacity|size|length|"
+    r"width|height|depth|diameter|voltage|power|wattage|temperature|pressure|speed|price|cost|"
+    r"fee|number|amount|range|distance|volume|resolution|dimensions?|current|load|limit)\b|"
+    r"\bin (?:metres|meters|kilograms|kg|grams|litres|liters|degrees|celsius|fahrenheit|watts|"
+    r"volts|inches|feet|centimetres|centimeters|millimetres|millimeters|dollars|euros|pounds|"
+    r"minutes|hours|seconds|days|gb|mb)\b",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(
+    r"^\W*(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have|had|may|must|"
+    r"shall)\b",
+    re.IGNORECASE,
+)
+_HOW_MANY = re.compile(r"\bhow many\s+(?P<noun>[a-z][a-z-]+)", re.IGNORECASE)
+
+_DATE = re.compile(
+    r"\b(?:1[5-9]\d\d|20\d\d)\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|"
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?\s*\d|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december)\b|\b(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|weekdays?|weekends?)s?\b|\b(?:spring|summer|autumn|fall|winter)\b|"
+    r"\b(?:century|decade)\b|\b(?:today|tomorrow|yesterday)\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:a\.?m\.?|p\.?m\.?)(?!\w)|\b(?:noon|midnight|midday)\b|"
+    r"\bo'clock\b|\b\d{1,2}\s?h\b|\b(?:morning|evening|night|afternoon)\b",
+    re.IGNORECASE,
+)
+_FREQUENCY = re.compile(
+    r"\b(?:every|each|once|twice|thrice|daily|weekly|monthly|yearly|annually|hourly|nightly|"
+    r"fortnightly|quarterly|biannually|regularly|continuously|always|never)\b|"
+    r"\b(?:times|per|a) (?:a |per )?(?:second|minute|hour|day|week|month|year|use|cycle)\b|"
+    rf"\b(?:after|before) (?:each|every|{_NUMBER})\b|\b\d+\s*(?:x|times)\b",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(
+    r"\bv?\d+(?:\.\d+){1,3}\b|\bversion\s+\d|\bv\d+\b|\brelease\s+\d", re.IGNORECASE
+)
+# A name: two capitalised words in a row, not at the start of the sentence; or a role or team.
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.?\s*)?[A-Z][a-z'’-]+)+")
+_ROLE = re.compile(
+    r"\b(?:team|department|desk|office|group|manager|engineer|technician|administrator|admin|"
+    r"owner|supervisor|officer|lead|coordinator|committee|board|service (?:centre|center|partner)|"
+    r"dealer|installer|support|staff|operator|company|manufacturer|vendor|contractor|"
+    r"electrician|plumber|director|founder|inventor|author|king|queen|president|"
+    r"[A-Z][a-z]+ (?:Ltd|Inc|GmbH|AG|LLC|Corp)\b)",
+    re.IGNORECASE,
+)
+_SINGLE_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
+_PLACE = re.compile(
+    r"\b(?:in|at|on|under|inside|behind|beside|next to|near|below|above|from|to|into|located|"
+    r"found|stored|mounted|kept)\s+(?:the\s+|a\s+|an\s+)?\w+|>|\b(?:room|building|floor|"
+    r"street|road|city|country|region|folder|directory|menu|panel|tab|screen)\b",
+    re.IGNORECASE,
+)
+_YES_NO_ANSWER = re.compile(
+    r"\b(?:yes|no|not|never|cannot|can't|must|can|only|always|is|are|does|do|will|should)\b",
+    re.IGNORECASE,
+)
+
+
+class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
+    name: TypeName
+    noun: str  # what the answer names when the value is missing: "weight", "duration", ...
+    families: tuple[str, ...] = ()  # quantity: the unit families that answer it
+    counted: str = ""  # "how many sheets": the counted noun
+    cue: str = ""  # the words that decided the type (trace)
+
+
+@functools.lru_cache(maxsize=4096)
+def expected_type(question: str) -> AnswerType | None:
+    """The type of value the question asks for; None when its wording names none (a how-to,
+    a definition, a question in another language)."""
+    text = " ".join(question.split())
+    if not text.isascii():
+        return None
+    if match := _FREQUENCY_CUE.search(text):
+        return AnswerType(name="frequency", noun="frequency", cue=match.group(0))
+    if (match := _DURATION_CUE.search(text)) and not _unit_named(text, exclude=("time",)):
+        noun = "warranty period" if re.search(r"warrant|guarantee", text, re.I) else "duration"
+        return AnswerType(name="duration", noun=noun, cue=match.group(0))
+    if match := _QUANTITY_CUE.search(text):
+        return _quantity(text, match.group(0))
+    if match := _TIME_CUE.search(text):
+        return AnswerType(name="time", noun="time", cue=match.group(0))
+    if match := _VERSION_CUE.search(text):
+        return AnswerType(name="version", noun="version", cue=match.group(0))
+    if match := _PERSON_CUE.search(text):
+        return AnswerType(name="person", noun="person or team", cue=match.group(0))
+    if match := _DATE_CUE.search(text):
+        return AnswerType(name="date", noun="date", cue=match.group(0))
+    if match := _PLACE_CUE.search(text):
+        return AnswerType(name="place", noun="place", cue=match.group(0))
+    if match := _YES_NO.search(text):
+        return AnswerType(name="yes_no", noun="answer", cue=match.group(0).strip())
+    return None
+
+
+def holds_instance(text: str, kind: AnswerType) -> bool:
+    """Whether `text` (a sentence of the answer) holds a value of the asked type."""
+    return _HOLDS[kind.name](text, kind)
+
+
+def _quantity(text: str, cue: str) -> AnswerType:
+    counted = _HOW_MANY.search(text)
+    if counted:
+        noun = counted.group("noun").lower()
+        if re.fullmatch(_TIME_UNITS, noun):
+            return AnswerType(name="duration", noun="duration", cue=cue)
+        return AnswerType(name="quantity", noun=f"number of {noun}", counted=noun, cue=cue)
+    families = _unit_named(text)
+    if families:
+        return AnswerType(name="quantity", noun="value", families=families, cue=cue)
+    lowered = cue.lower() + " " + text.lower()
+    for pattern, noun, fams in _ATTRIBUTE_FAMILIES:
+        if re.search(rf"\b(?:{pattern})\b", lowered):
+            return AnswerType(name="quantity", noun=noun, families=fams, cue=cue)
+    return AnswerType(name="quantity", noun="amount", cue=cue)
+
+
+def _unit_named(text: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Unit families the question names ("in kilograms" -> mass)."""
+    match = re.search(r"\bin (?:the )?([a-z/]+)\b", text, re.IGNORECASE)
+    if not match:
+        return ()
+    unit = match.group(1).lower()
+    return tuple(f for f, names in _UNIT_NAMES.items() if unit in names and f not in exclude)
+
+
+def _has_quantity(text: str, kind: AnswerType) -> bool:
+    if kind.counted:
+        stem = kind.counted.rstrip("s")[:5]
+        return bool(re.search(rf"{_NUMBER}\s+(?:\w+\s+){{0,3}}{re.escape(stem)}", text, re.I)) or (
+            bool(re.search(_NUMBER, text, re.I)) and stem.lower() in text.lower()
+        )
+    if not kind.families:
+        return bool(re.search(_NUMBER, text, re.IGNORECASE))
+    units = "|".join(_UNITS[f] for f in kind.families)
+    return bool(re.search(rf"{_NUMBER}\s?(?:-\s?)?(?:{units})(?![a-z])", text, re.IGNORECASE))
+
+
+def _has_duration(text: str, _kind: AnswerType) -> bool:
+    return bool(
+        re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{_TIME_UNITS})\b", text, re.I)
+        or re.search(r"\b(?:lifetime|overnight|indefinitely|permanent\w*)\b", text, re.I)
+    )
+
+
+def _has_frequency(text: str, _kind: AnswerType) -> bool:
+    return bool(_FREQUENCY.search(text))
+
+
+def _has_date(text: str, _kind: AnswerType) -> bool:
+    return bool(_DATE.search(text))
+
+
+def _has_time(text: str, _kind: AnswerType) -> bool:
+    return bool(_TIME.search(text))
+
+
+def _has_person(text: str, _kind: AnswerType) -> bool:
+    return bool(_NAME.search(text) or _ROLE.search(text) or _SINGLE_NAME.search(text))
+
+
+def _has_place(text: str, _kind: AnswerType) -> bool:
+    return bool(_PLACE.search(text))
+
+
+def _has_version(text: str, _kind: AnswerType) -> bool:
+    return bool(_VERSION.search(text))
+
+
+def _has_yes_no(text: str, _kind: AnswerType) -> bool:
+    return bool(_YES_NO_ANSWER.search(text))
+
+
+_HOLDS = {
+    "quantity": _has_quantity, "duration": _has_duration, "frequency": _has_frequency,
+    "date": _has_date, "time": _has_time, "person": _has_person, "place": _has_place,
+    "version": _has_version, "yes_no": _has_yes_no,
+}  # fmt: skip
