@@ -27,7 +27,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from ingest.embeddings import SentenceTransformerEmbedder
@@ -80,7 +79,7 @@ def procedures(ask: Ask, scope: str) -> dict[str, Any]:
             lay: _share(sum(r["whole"] for r in rows if r["layout"] == lay),
                         sum(1 for r in rows if r["layout"] == lay))
             for lay in layouts
-        },  # fmt: skip
+        },
         "answeredWithinBound": _share(sum(r["status"] == "answered" for r in within), len(within)),
         "overBoundPartial": _share(
             sum(r["status"] == "partial" for r in rows if r["overBound"]),
@@ -190,8 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for suite in wanted:
                 for scope, folder in folders[suite]:
                     started = time.perf_counter()
-                    done = ingest(graph, embedder, folder,
-                                  IngestOptions(scope=scope, prune=True), settings.ingest)  # fmt: skip
+                    options = IngestOptions(scope=scope, prune=True)
+                    done = ingest(graph, embedder, folder, options, settings.ingest)
                     print(f"{scope}: {len(done.added)} added, {len(done.updated)} updated in "
                           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
         if args.url:

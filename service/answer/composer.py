@@ -146,10 +146,11 @@ def _procedure_rest(
         f" ({' > '.join(fragment.heading_path)})" if fragment.heading_path else ""
     )
     if steps > settings.procedure_max_steps:
-        text = (f"This procedure has {steps} steps; the first {settings.procedure_max_steps} "
-                f"are given here, the other {steps - settings.procedure_max_steps} are in {where}.")
+        bound = settings.procedure_max_steps
+        text = (f"This procedure has {steps} steps; the first {bound} are given here, the "
+                f"other {steps - bound} are in {where}.")  # fmt: skip
     elif fragment.truncated:
-        text = f"Some steps of this procedure did not fit in this answer; all of them are in {where}."
+        text = f"Some steps of this procedure did not fit in this answer; all are in {where}."
     else:
         return []
     return [DraftSentence(text=text, kind="caveat", slot="procedure_rest",

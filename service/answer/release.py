@@ -5,7 +5,8 @@ graph_order_consistency, causal_consistency, comparison_consistency, temporal_va
 diagnostic_leakage, prompt_injection_relay (no sentence is an instruction to a model or carries an
 output such an instruction in the pack or the draft demands; service/answer/injection/),
 sentence_relevance (every sentence about the question, in its or its page's language, links only
-where they answer; service/answer/relevance.py), abstention_hygiene, rag_answer_completeness (profile-specific) and rag_claim_citation_support
+where they answer; service/answer/relevance.py), abstention_hygiene, rag_answer_completeness
+(profile-specific) and rag_claim_citation_support
 (each sentence supported by citation-backed evidence).
 
 A failing draft is never released as is: `release` revises it from the pack (removes unsupported,

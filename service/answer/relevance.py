@@ -7,8 +7,10 @@ languages only, so this screen asks instead whether each sentence belongs in the
 - it is written in the question's language or its page's (a Dutch sentence in an English manual
   is not quoted for an English question);
 - it is about the question: it names one of the question's key terms, or it holds a value of
-  the type the question asks for. The steps of a procedure are exempt: a step that does not
-  resemble the question is still a step;
+  the type the question asks for, or (in English and Chinese, which the instruction screen of
+  service/answer/injection/ reads) it links such sentences within two of them in one
+  paragraph. The steps of a procedure are exempt: a step that does not resemble the question is
+  still a step;
 - a link is published only in a sentence that is about the question, and never with a query
   built from placeholders or secrets (`?k={api_key}`, `?q=<conversation>`).
 
@@ -24,7 +26,8 @@ from service.answer.composer import DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.text.answer_types import holds_instance
-from service.text.language import foreign_to
+from service.text.language import foreign_to, function_word, language_of
+from service.text.relation_labels import compact_key
 
 __all__ = ["off_question", "relevant"]
 
@@ -47,17 +50,48 @@ _BUILT_QUERY = re.compile(
 
 
 def relevant(text: str, plan: QueryPlan) -> bool:
-    """Names a key term of the question (a CJK term by any two characters in a row of it), or
-    holds a value of the asked type."""
+    """Names a content word of the question (a Han or katakana term by any two such characters
+    in a row of it; "de", "la", "het" and other function words do not count), or holds a value
+    of the asked type."""
     if plan.answer_type is not None and holds_instance(text, plan.answer_type):
         return True
     words = stems(text)
+    lowered = set(re.findall(r"\w+", text.lower()))
     for term in plan.terms:
-        if has_term(text, term, words):
+        if function_word(term):
+            continue
+        if term.isascii() and (has_term(text, term, words) or (
+                len(term) > 3 and compact_key(term) in compact_key(text))):
             return True
-        if not term.isascii() and any(term[i : i + 2] in text for i in range(len(term) - 1)):
-            return True
+        if not term.isascii():
+            if " " not in term and term in lowered:
+                return True
+            for run in _IDEOGRAPHS.findall(term):
+                if any(run[i : i + 2] in text for i in range(len(run) - 1)):
+                    return True
     return False
+
+
+# Han and katakana runs carry the content of Chinese and Japanese text; hiragana is grammar.
+_IDEOGRAPHS = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u30a0-\u30ff]{2,}")
+
+
+def _linking(index: int, sentences: Sequence[DraftSentence], on_point: Sequence[bool]) -> bool:
+    """A sentence of a passage that links on-point sentences of its own paragraph ("It sets in
+    an hour."), in a language the instruction screen reads (service/answer/injection/); in any
+    other language a sentence must name the question itself."""
+    if language_of(sentences[index].text) not in _SCREENED:
+        return False
+    paragraph = {e.paragraph_id for e in sentences[index].evidence}
+    near = range(max(0, index - _LINK_REACH), min(len(sentences), index + _LINK_REACH + 1))
+    return any(
+        on_point[i] and i != index and {e.paragraph_id for e in sentences[i].evidence} & paragraph
+        for i in near
+    )
+
+
+_SCREENED = frozenset(("en", "zh", "und"))
+_LINK_REACH = 2  # sentences either side
 
 
 def off_question(
@@ -66,11 +100,12 @@ def off_question(
     """Position -> reason for every sentence that does not belong in the answer; `pages`:
     document id -> the text the pack shows of it (its language is the page's)."""
     found: dict[int, str] = {}
+    on_point = [relevant(s.text, plan) or not plan.terms for s in sentences]
     for index, sentence in enumerate(sentences):
         if sentence.kind not in ("evidence", "generated"):
             continue
         page = next((pages.get(e.document_id, "") for e in sentence.evidence), "")
-        about = relevant(sentence.text, plan) or not plan.terms
+        about = on_point[index] or _linking(index, sentences, on_point)
         links = _LINK.findall(sentence.text)
         if foreign_to(sentence.text, plan.query, page):
             found[index] = "foreign_language"

@@ -14,8 +14,10 @@ from typing import Literal
 import msgspec
 
 from service.answer.composer import Draft, DraftSentence
+from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.text.answer_types import holds_instance
+from service.text.language import function_word
 
 __all__ = ["TypedValue", "check_typed_value", "missing_value_caveat"]
 
@@ -36,9 +38,23 @@ def check_typed_value(plan: QueryPlan, draft: Draft) -> TypedValue:
     holding = tuple(
         i for i, s in enumerate(draft.sentences)
         if s.kind in ("evidence", "conflict", "generated") and holds_instance(s.text, kind)
+        and _about(s, plan)
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
+
+
+def _about(sentence: DraftSentence, plan: QueryPlan) -> bool:
+    """The sentence names at least half of what the question asks about beyond its page's
+    subject: "six months" in "new engineers have a probation period of six months" is no
+    answer to how long the security training takes."""
+    title = next((e.heading_path[0] for e in sentence.evidence if e.heading_path), "")
+    in_title = stems(title)
+    asked = [t for t in plan.terms if not function_word(t) and not has_term(title, t, in_title)]
+    if not asked:
+        return True
+    words = stems(sentence.text)
+    return 2 * sum(1 for t in asked if has_term(sentence.text, t, words)) >= len(asked)
 
 
 def missing_value_caveat(typed: TypedValue) -> DraftSentence:

@@ -189,7 +189,8 @@ def _procedure_fragment(
                if h.document_id == best.rows[0]["documentId"] and h.knowledge_point_ids), None)
     fragment = _fragment("direct_support", best.rows, "section", top.score + 1.0, kp)
     return msgspec.structs.replace(
-        fragment, step_starts=best.step_starts, heading_path=best.heading_path
+        fragment, step_starts=best.step_starts, heading_path=best.heading_path,
+        procedure_named=best.named,
     )
 
 

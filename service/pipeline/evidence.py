@@ -69,6 +69,7 @@ class Fragment(msgspec.Struct, frozen=True, kw_only=True):
     # A whole procedure (service/pipeline/procedure.py): where each of its steps begins. The pack
     # admits it whole, under PackPolicy.procedure_chars instead of the per-fragment cap.
     step_starts: tuple[int, ...] = ()
+    procedure_named: float = 0.0  # the share of the question's terms the procedure names
 
     @property
     def chars(self) -> int:

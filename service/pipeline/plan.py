@@ -30,8 +30,20 @@ _CAUSAL = re.compile(
     re.IGNORECASE,
 )
 _HOW_TO = re.compile(
-    r"\b(how (?:to|do i|do you|can i|should i|would i)|steps?|procedure|install|configure|"
-    r"set ?up|instructions?)\b|如何|怎么|怎样|步骤|操作",
+    r"\b(how (?:to|do i|do you|can i|should i|would i|do we|can we)|steps?|procedure|install|"
+    r"configure|set ?up|instructions?|walk me through|teach me|show me how|guide me|"
+    r"what do i (?:do|need to do)|what should i do|process (?:for|of)|way to)\b|"
+    r"如何|怎么|怎样|步骤|操作",
+    re.IGNORECASE,
+)
+# A request in the imperative ("replace the gasket on ...", "make the grind finer") asks for
+# the procedure that does it.
+_IMPERATIVE = re.compile(
+    r"^\W*(?:please\s+)?(?:add|adjust|assemble|attach|back ?up|calibrate|change|charge|check|"
+    r"clean|clear|connect|create|delete|descale|disable|disconnect|drain|empty|enable|fill|fit|"
+    r"fix|flush|format|install|lubricate|make|mount|pair|prepare|prime|program|remove|repair|"
+    r"replace|reset|restart|restore|run|schedule|set|setup|start|stop|store|switch|test|"
+    r"tighten|turn|uninstall|unlock|update|upgrade|use|winteri[sz]e|wire)\b",
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(
@@ -93,7 +105,13 @@ _AFTER_HOW = frozenset(
      "wide", "deep", "hot", "cold", "fast")
 )
 # Latin words (with inner - . /) and CJK runs are separate tokens: "什么是waterglass" has two.
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-./]*|[^\W\dA-Za-z_]+", re.UNICODE)
+# Accented Latin words ("cuánto", "größe") are one token; so are Indic words with their vowel
+# signs, which are combining marks outside \w.
+_TOKEN = re.compile(
+    r"[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f\-./]*|"
+    r"(?:[^\W\dA-Za-z_\u00c0-\u024f]|[\u0900-\u0dff])+",
+    re.UNICODE,
+)
 
 # Chinese has no spaces, so a CJK run is a whole clause ("水玻璃是什么"). As one key term it
 # never matches a knowledge point name or a source sentence; key_terms cuts the question and
@@ -152,7 +170,7 @@ def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
     elif _CAUSAL.search(text):
         intent = "causal"
         reasons.append("intent=causal: cause/why cue")
-    elif _HOW_TO.search(text):
+    elif _HOW_TO.search(text) or _IMPERATIVE.search(text):
         intent = "how_to"
         reasons.append("intent=how_to: procedure cue")
     elif _DEFINITION.search(text):

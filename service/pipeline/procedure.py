@@ -56,6 +56,7 @@ class Procedure(msgspec.Struct, frozen=True, kw_only=True):
     step_starts: tuple[int, ...]  # absolute source offset where each step begins
     heading_path: tuple[str, ...]  # the section that holds the steps
     score: float  # how well the procedure's section names the question's terms
+    named: float  # the share of the question's terms its headings and introduction name
 
 
 def find_procedure(
@@ -73,13 +74,15 @@ def find_procedure(
         hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
-        named = _coverage(block, terms)
+        named = _coverage(block, rows_before(ordered, block), terms)
         if hit_rank is None and not near and named < 0.5:
             continue
-        score = named + (1.0 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.5 * near
+        # What the procedure's headings name decides; a hit inside it breaks ties.
+        score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
         region = _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
-                          heading_path=_path(block[0]), score=round(score, 3))  # fmt: skip
+                          heading_path=_path(block[0]), score=round(score, 3),
+                          named=round(named, 3))  # fmt: skip
         if best is None or score > best[0]:
             best = (score, found)
     return best[1] if best else None
@@ -153,7 +156,7 @@ def _heading_steps(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[in
         headings = list(dict.fromkeys(_path(r)[-1] for r in group))
         if len(headings) < 2:
             continue
-        first = {}
+        first: dict[str, int] = {}
         for row in group:
             first.setdefault(_path(row)[-1], int(row["startOffset"]))
         blocks.append(("heading_per_step", group, [first[h] for h in headings]))
@@ -185,13 +188,48 @@ def _within(row: Row, section: tuple[str, ...]) -> bool:
     return _path(row) == section and str(row["kind"]) in ("paragraph", "list", "quote")
 
 
-def _coverage(block: Sequence[Row], terms: Sequence[str]) -> float:
-    """Share of the question's terms named by the block's section headings and first lines."""
+def rows_before(rows: Sequence[Row], block: Sequence[Row]) -> list[Row]:
+    """The paragraph right before the block (its introduction), if any."""
+    ids = [str(r["paragraphId"]) for r in rows]
+    at = ids.index(str(block[0]["paragraphId"]))
+    return [rows[at - 1]] if at > 0 else []
+
+
+def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str]) -> float:
+    """How well the block's own headings (weight 0.7) and its introduction and first lines (0.3)
+    name the question's terms; a word one typing slip away counts ("brurs" names "burrs")."""
     if not terms:
         return 0.0
-    head = " ".join(_path(block[0])) + " " + " ".join(_path(r)[-1] for r in block[1:2])
-    text = (head + " " + str(block[0]["text"])[:400]).lower()
-    return sum(1 for t in terms if t in text or (len(t) > 4 and t[:-1] in text)) / len(terms)
+    titles = list(_path(block[0])[1:]) or list(_path(block[0]))
+    if len(_path(block[0])) > 1 and _STEP_HEADING.match(_path(block[0])[-1]):
+        titles = titles[:-1]  # a step heading names the step, not the procedure
+    lines = " ".join(str(r["text"])[:300] for r in (*before, block[0]))
+    return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
+
+
+def _named(text: str, terms: Sequence[str]) -> float:
+    words = set(re.findall(r"\w+", text.lower()))
+    return sum(1 for t in terms if any(_close(t, w) for w in words)) / len(terms)
+
+
+def _close(term: str, word: str) -> bool:
+    """Same word, an inflection of it, or one slip apart (a letter dropped, added, changed or
+    two swapped) for words of five letters or more."""
+    if len(term) >= 6 and word.startswith(term[:-1]):
+        return True  # "descale" names "descaling"
+    if term == word or (len(term) > 3 and (word.startswith(term) or (term.startswith(word)
+                                           and len(word) > 3))):  # fmt: skip
+        return True
+    if min(len(term), len(word)) < 5 or abs(len(term) - len(word)) > 1:
+        return False
+    if len(term) == len(word):
+        diff = [i for i in range(len(term)) if term[i] != word[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1
+            and term[diff[0]] == word[diff[1]] and term[diff[1]] == word[diff[0]]
+        )  # fmt: skip
+    short, long = (term, word) if len(term) < len(word) else (word, term)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _path(row: Row) -> tuple[str, ...]:

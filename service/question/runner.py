@@ -30,7 +30,6 @@ from service.answer.recovery import (
     should_recover,
 )
 from service.answer.release import release
-from service.answer.typed_value import TypedValue, check_typed_value, missing_value_caveat
 from service.answer.sentences import evidence_sentences
 from service.answer.sufficiency import (
     DocumentValidity,
@@ -40,6 +39,7 @@ from service.answer.sufficiency import (
     residual_cosines,
     review_sufficiency,
 )
+from service.answer.typed_value import TypedValue, check_typed_value, missing_value_caveat
 from service.db.graph import Graph
 from service.embedding_space import DEFAULT_SPACE, Binding, bind_embedder
 from service.errors import KgsError
@@ -306,7 +306,8 @@ def answer_question(
     typed = check_typed_value(plan, draft)
     lacks = typed.outcome == "missing" and review.degradation in ("none", "partial_coverage")
     if not abstaining and lacks:
-        if review.uncertain and review.degradation == "none":  # neither on point nor holding the asked value: no answer
+        # Neither surely on point nor holding the asked value: no answer.
+        if review.uncertain and review.degradation == "none":
             abstaining = True
             draft = Draft(profile=draft.profile, sentences=())
         else:

@@ -68,6 +68,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # A procedure's steps given whole, in order; past this many, the first ones and a pointer
     # to the rest, status partial.
     procedure_max_steps: int = 15
+    # A procedure whose headings and introduction name this share of the question's terms
+    # answers a how-to question without the answerability gate (which reads sentences).
+    procedure_named_share: float = 0.6
     answer_chars: int = 1800
     # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
     # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.

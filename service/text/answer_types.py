@@ -237,14 +237,13 @@ def _quantity(text: str, cue: str) -> AnswerType:
         if re.fullmatch(_TIME_UNITS, noun):
             return AnswerType(name="duration", noun="duration", cue=cue)
         return AnswerType(name="quantity", noun=f"number of {noun}", counted=noun, cue=cue)
-    families = _unit_named(text)
-    if families:
-        return AnswerType(name="quantity", noun="value", families=families, cue=cue)
+    named = _unit_named(text)
     lowered = cue.lower() + " " + text.lower()
     for pattern, noun, fams in _ATTRIBUTE_FAMILIES:
         if re.search(rf"\b(?:{pattern})\b", lowered):
-            return AnswerType(name="quantity", noun=noun, families=fams, cue=cue)
-    return AnswerType(name="quantity", noun="amount", cue=cue)
+            return AnswerType(name="quantity", noun=noun, families=named or fams, cue=cue)
+    return AnswerType(name="quantity", noun="value" if named else "amount", families=named,
+                      cue=cue)  # fmt: skip
 
 
 def _unit_named(text: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["foreign_to", "language_of"]
+__all__ = ["foreign_to", "function_word", "language_of"]
 
 _SCRIPTS = (
     ("ru", re.compile(r"[\u0400-\u04ff]")),
@@ -45,6 +45,14 @@ _FUNCTION_WORDS = {
 _WORDS = {lang: frozenset(words.split()) for lang, words in _FUNCTION_WORDS.items()}
 _LATIN_WORD = re.compile(r"[a-zà-öø-ÿğışçœ]+", re.IGNORECASE)
 _MIN_HITS = 2  # function words needed before a Latin-script language is named
+
+
+_ANY_FUNCTION_WORD = frozenset().union(*_WORDS.values())
+
+
+def function_word(word: str) -> bool:
+    """A function word of one of the Latin-script languages above ("de", "la", "het")."""
+    return word.lower() in _ANY_FUNCTION_WORD
 
 
 @functools.lru_cache(maxsize=16_384)

@@ -68,7 +68,11 @@ def review_sufficiency(
 
     features = answerability_features(plan, best_paragraph, support)
     answerability = _answerability(features, settings)
-    names_itself = _names_the_concept(plan, direct, named)
+    # A procedure whose headings name the question is what a how-to asks for, however little
+    # its sentences resemble the question (the answerability features read sentences).
+    names_itself = _names_the_concept(plan, direct, named) or any(
+        f.procedure_named >= settings.procedure_named_share for f in direct
+    )
     if answerability is not None:
         passed = answerability >= settings.answerability_threshold or names_itself
         gates.append(
