@@ -62,9 +62,10 @@ class Procedure(msgspec.Struct, frozen=True, kw_only=True):
 def find_procedure(
     rows: Sequence[Row], hit_paragraphs: Sequence[str], terms: Sequence[str]
 ) -> Procedure | None:
-    """The procedure of this document that the hits (paragraph ids, best first) point at: the
-    block holding a hit, else the one in a hit's section, else the one whose section heading and
-    text name most of `terms`; None when the document has no ordered steps near its hits."""
+    """The procedure of this document that the question names: among the blocks whose headings
+    and introduction name at least half of `terms`, or a fifth of them while holding one of the
+    three best hits (paragraph ids, best first), the one that names most, a hit inside or in its
+    section breaking ties; None when there is none."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     best: tuple[float, Procedure] | None = None
     for layout, block, starts in _blocks(ordered):
@@ -75,7 +76,9 @@ def find_procedure(
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
         named = _coverage(block, rows_before(ordered, block), terms)
-        if hit_rank is None and not near and named < 0.5:
+        # A list of safety notes beside the procedure is no procedure: a block qualifies when
+        # its headings name the question, or when it holds the best hit itself.
+        if named < 0.5 and not (hit_rank is not None and hit_rank <= 2 and named >= 0.2):
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
