@@ -78,6 +78,7 @@ _CONSEQUENCE = re.compile(
 _CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|outcomes?)\b", re.I)
 _VALUE = re.compile(r"\d")
 _STEP_HEADING = re.compile(r"^(?:step\s*\d+\b|\d{1,2}[.)]\s)", re.IGNORECASE)
+_BARE_STEP = re.compile(r"^(?:step\s*)?\d{1,2}\s*[.:)]?$", re.IGNORECASE)
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
 _HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
@@ -501,8 +502,16 @@ def _operand_words(plan: QueryPlan, index: int) -> set[str]:
 def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSentence]:
     drafted = []
     heading: tuple[str, ...] = ()
+    label: list[EvidenceSentence] = []  # a bare "Step 3." the splitter cut off its step
     for slot, s in chosen:
+        if slot == "procedure" and _BARE_STEP.match(s.text):
+            label.append(s)
+            continue
         text = sentence_end(s.text)
+        evidence = (*label, s)
+        if label:
+            text = " ".join(e.text for e in label) + " " + text
+            label = []
         # A procedure written one heading per step names the step in its heading: the step's
         # first sentence carries it ("Step 2: Remove the cover: Lift the tab ...").
         if slot == "procedure" and s.heading_path != heading:
@@ -510,9 +519,11 @@ def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSente
             title = s.heading_path[-1].rstrip(" :") if s.heading_path else ""
             if _STEP_HEADING.match(title):
                 text = f"{title}: {text}"
-        drafted.append(DraftSentence(text=text, kind="evidence", evidence=(s,),
-                                     fragment_ids=(s.fragment_id,),
-                                     citation_ids=(s.citation_id,), slot=slot))  # fmt: skip
+        drafted.append(DraftSentence(
+            text=text, kind="evidence", evidence=evidence,
+            fragment_ids=tuple(dict.fromkeys(e.fragment_id for e in evidence)),
+            citation_ids=tuple(e.citation_id for e in evidence), slot=slot,
+        ))  # fmt: skip
     return drafted
 
 

@@ -11,8 +11,9 @@ languages only, so this screen asks instead whether each sentence belongs in the
   service/answer/injection/ reads) it links such sentences within two of them in one
   paragraph. The steps of a procedure are exempt: a step that does not resemble the question is
   still a step;
-- a link is published only in a sentence that is about the question, and never with a query
-  built from placeholders or secrets (`?k={api_key}`, `?q=<conversation>`).
+- a link is published only in a sentence that is about the question (or a step of the
+  procedure asked for), and never with a query built from placeholders or secrets
+  (`?k={api_key}`, `?q=<conversation>`).
 
 Each offending sentence gets a reason; release takes it out (docs/evidence.md, "Release review").
 """
@@ -112,7 +113,7 @@ def off_question(
         elif any(_BUILT_QUERY.search(link.split("?", 1)[-1] if "?" in link else "")
                  or re.search(r"[{}<>$]", link) for link in links):  # fmt: skip
             found[index] = "link_with_built_query"
-        elif links and not about:
+        elif links and not about and sentence.slot not in _PROCEDURE_SLOTS:
             found[index] = "link_off_question"
         elif not about and sentence.slot not in _PROCEDURE_SLOTS:
             found[index] = "off_question"

@@ -172,8 +172,11 @@ def _procedure_fragment(
     settings: PipelineSettings,
 ) -> Fragment | None:
     """A how-to question's whole procedure, as direct support ranked above every span: the
-    best-scored one of the first `procedure_documents` hit documents (procedure.py)."""
-    if plan.intent != "how_to" or not retrieval.hits:
+    best-scored one of the first `procedure_documents` hit documents (procedure.py). A question
+    with no intent cue and no asked-for value ("taking the rotor out of the centrifuge") gets
+    one when a procedure's headings name most of it, or when the best hit is one of its steps."""
+    generic = plan.intent == "generic" and plan.answer_type is None
+    if not (plan.intent == "how_to" or generic) or not retrieval.hits:
         return None
     hit_ids = [h.paragraph_id for h in retrieval.hits]
     order = list(dict.fromkeys(h.document_id for h in retrieval.hits))
@@ -184,6 +187,9 @@ def _procedure_fragment(
     if not found:
         return None
     _, best = max(found, key=lambda f: (f[1].score - 0.25 * f[0]))
+    inside = any(str(r["paragraphId"]) == hit_ids[0] for r in best.rows)
+    if generic and not (best.named >= 0.6 or (inside and best.named >= 0.3)):
+        return None
     top = retrieval.hits[0]
     kp = next((h.knowledge_point_ids[0] for h in retrieval.hits
                if h.document_id == best.rows[0]["documentId"] and h.knowledge_point_ids), None)

@@ -95,7 +95,10 @@ _QUESTION_WORDS = frozenset(
         r"\w+",
         "should would could will shall might must did has have had been being am were whom whose "
         "often frequently long much many far soon old big large heavy tall high wide deep hot "
-        "cold fast",
+        "cold fast my mine me we us our ours they them he she his her up "
+        # the how-to cues: "steps for X", "walk me through X" ask for X
+        "steps step procedure procedures instructions instruction walk through teach guide "
+        "process way",
     )
 )
 # Words of _QUESTION_WORDS that are content words outside a question phrase ("long press",

@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from service.text.relation_labels import compact_key
+
 __all__ = ["Layout", "Procedure", "find_procedure"]
 
 Layout = Literal["numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence"]
@@ -203,8 +205,8 @@ def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str])
     name the question's terms; a word one typing slip away counts ("brurs" names "burrs")."""
     if not terms:
         return 0.0
-    titles = list(_path(block[0])[1:]) or list(_path(block[0]))
-    if len(_path(block[0])) > 1 and _STEP_HEADING.match(_path(block[0])[-1]):
+    titles = list(_path(block[0]))
+    if len(titles) > 1 and _STEP_HEADING.match(titles[-1]):
         titles = titles[:-1]  # a step heading names the step, not the procedure
     lines = " ".join(str(r["text"])[:300] for r in (*before, block[0]))
     return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
@@ -212,7 +214,11 @@ def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str])
 
 def _named(text: str, terms: Sequence[str]) -> float:
     words = set(re.findall(r"\w+", text.lower()))
-    return sum(1 for t in terms if any(_close(t, w) for w in words)) / len(terms)
+    compact = compact_key(text)
+    return sum(
+        1 for t in terms
+        if any(_close(t, w) for w in words) or (len(t) > 3 and compact_key(t) in compact)
+    ) / len(terms)  # fmt: skip
 
 
 def _close(term: str, word: str) -> bool:

@@ -234,6 +234,10 @@ def answer_question(
         return _Pass(context=context, augmentation=augmentation, pack=pack, review=review)
 
     first = one_pass(settings, DEFAULT_PACK_POLICY)
+    if plan.intent == "generic" and any(f.step_starts for f in first.pack.fragments):
+        # The evidence is the procedure the question names: it is answered as a how-to.
+        plan = msgspec.structs.replace(plan, intent="how_to", reasons=(
+            *plan.reasons, "intent=how_to: the best evidence is a procedure"))  # fmt: skip
     outcome: JudgeOutcome | None = None
     review = first.review
     if (
