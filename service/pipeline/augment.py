@@ -388,6 +388,7 @@ def passage_of(row: Row) -> Passage:
         paragraph_id=str(row["paragraphId"]), text=str(row["text"]),
         start_offset=int(row["startOffset"]), start_line=int(row["startLine"]),
         kind=str(row["kind"]), analysis=bytes(row.get("analysis") or b""),
+        heading_path=tuple(row.get("headingPath") or ()),
     )  # fmt: skip
 
 

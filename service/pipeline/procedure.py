@@ -224,8 +224,10 @@ def _named(text: str, terms: Sequence[str]) -> float:
 def _close(term: str, word: str) -> bool:
     """Same word, an inflection of it, or one slip apart (a letter dropped, added, changed or
     two swapped) for words of five letters or more."""
-    if len(term) >= 6 and word.startswith(term[:-1]):
-        return True  # "descale" names "descaling"
+    shared = next((i for i, (a, b) in enumerate(zip(term, word, strict=False)) if a != b),
+                  min(len(term), len(word)))  # fmt: skip
+    if shared >= 5 and shared >= min(len(term), len(word)) - 3:
+        return True  # one stem: "descale" / "descaling", "removal" / "removing"
     if term == word or (len(term) > 3 and (word.startswith(term) or (term.startswith(word)
                                            and len(word) > 3))):  # fmt: skip
         return True

@@ -43,7 +43,7 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     window_paragraphs_wide: int = 7  # causal and deep questions
     # How-to questions: the best hits' documents searched for the ordered procedure the hits
     # belong to (service/pipeline/procedure.py); 0 turns the search off.
-    procedure_documents: Annotated[int, ZERO_ALLOWED] = 2
+    procedure_documents: Annotated[int, ZERO_ALLOWED] = 4
     graph_window: int = 3  # predecessors and successors each
     graph_window_deep: int = 5
     min_relation_confidence: float = 0.5

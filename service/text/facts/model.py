@@ -28,6 +28,7 @@ class Passage(msgspec.Struct, frozen=True, kw_only=True):
     start_line: int
     kind: str = "paragraph"
     analysis: bytes = b""  # the paragraph's stored TextAnalysis (analysis.py), if any
+    heading_path: tuple[str, ...] = ()  # the headings the paragraph stands under
 
 
 class ParagraphTokens:
