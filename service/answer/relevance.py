@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+import msgspec
+
 from service.answer.composer import DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
@@ -102,19 +104,57 @@ def off_question(
     document id -> the text the pack shows of it (its language is the page's)."""
     found: dict[int, str] = {}
     on_point = [relevant(s.text, plan) or not plan.terms for s in sentences]
+    procedure = [s.text for s in sentences if s.slot in _PROCEDURE_SLOTS]
     for index, sentence in enumerate(sentences):
         if sentence.kind not in ("evidence", "generated"):
             continue
         page = next((pages.get(e.document_id, "") for e in sentence.evidence), "")
+        step = sentence.slot in _PROCEDURE_SLOTS
         about = on_point[index] or _linking(index, sentences, on_point)
         links = _LINK.findall(sentence.text)
-        if foreign_to(sentence.text, plan.query, page):
+        if any(foreign_to(part, plan.query, page) for part in _parts(sentence.text)):
             found[index] = "foreign_language"
         elif any(_BUILT_QUERY.search(link.split("?", 1)[-1] if "?" in link else "")
                  or re.search(r"[{}<>$]", link) for link in links):  # fmt: skip
             found[index] = "link_with_built_query"
-        elif links and not about and sentence.slot not in _PROCEDURE_SLOTS:
+        elif links and not step and _coverage(sentence.text, plan) < _LINK_COVERAGE:
             found[index] = "link_off_question"
-        elif not about and sentence.slot not in _PROCEDURE_SLOTS:
+        elif step and language_of(sentence.text) not in _SCREENED and not _shares_words(
+            sentence.text, [t for t in procedure if t != sentence.text], plan
+        ):
+            found[index] = "off_procedure"
+        elif not about and not step:
             found[index] = "off_question"
     return found
+
+
+def _parts(text: str) -> list[str]:
+    """The sentence and, for one made of labelled parts (a table row's cells "Header: value;
+    ..."), each part of at least five words: a cell in another language is one too."""
+    parts = [p for p in re.split(r"\s*(?:;|:|\s[—–-]\s)\s*", text) if len(p.split()) >= 5]
+    return [text, *(p for p in parts if p != text)]
+
+
+def _coverage(text: str, plan: QueryPlan) -> float:
+    """Share of the question's content words (function words left out) the text names; a
+    value of the asked type counts as all of them."""
+    if plan.answer_type is not None and holds_instance(text, plan.answer_type):
+        return 1.0
+    terms = [t for t in plan.terms if not function_word(t)]
+    if not terms:
+        return 1.0
+    one = [t for t in terms if relevant(text, msgspec.structs.replace(plan, terms=(t,),
+                                                                      answer_type=None))]
+    return len(one) / len(terms)
+
+
+def _shares_words(text: str, others: Sequence[str], plan: QueryPlan) -> bool:
+    """A step of a procedure in another language than English or Chinese names a content word
+    (four letters or more, not a function word) of another step, of its headings or of the
+    question: an instruction slipped into the list speaks of something else."""
+    own = {w for w in re.findall(r"\w{4,}", text.lower()) if not function_word(w)}
+    context = set(re.findall(r"\w{4,}", " ".join((*others, plan.query)).lower()))
+    return bool(own & context)
+
+
+_LINK_COVERAGE = 0.5  # of the question's content words, for a sentence that carries a link
