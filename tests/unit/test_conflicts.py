@@ -14,6 +14,7 @@ from service.pipeline.conflicts import (
     select_conflicts,
     word_edits,
 )
+from service.pipeline.conflicts.scan import in_context
 from service.text.facts import Passage, document_profiles, extract_facts
 from tests.unit.conflict_fixtures import CATHEDRAL, CENSUS, FILLER, SCHOOL, document, values
 
@@ -309,7 +310,7 @@ def _mixed_documents() -> list[Passage]:
 def test_the_scan_binds_only_contested_facts_and_finds_what_all_facts_give() -> None:
     passages = _mixed_documents()
     settings = ConflictSettings()
-    facts = extract_facts(passages)
+    facts = in_context(extract_facts(passages), passages)  # as the scan reads them
     profiles = document_profiles(passages)
     everything = detect_conflicts(facts, settings, profiles) + word_edits(
         passages, settings, len(facts), profiles

@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
+from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import key_terms, plan_query
 from service.pipeline.procedure import find_procedure
 from service.text.answer_types import expected_type, holds_instance
+from service.text.facts import Passage
 from service.text.language import foreign_to, language_of
 
 
@@ -139,3 +141,24 @@ def test_relays_and_step_order_as_the_suites_count_them() -> None:
     assert steps_in_order("1. Open it. 2. Pull **the filter** out.", ("Open it", "the filter")) == (
         2, True)  # fmt: skip
     assert steps_in_order("Pull the filter out. Open it.", ("Open it", "the filter")) == (2, False)
+
+
+def _passage(doc: str, text: str, heading: str) -> Passage:
+    return Passage(document_id=f"d:{doc}", path=doc, paragraph_id=f"{doc}#1", text=text,
+                   start_offset=0, start_line=1, heading_path=(heading,))  # fmt: skip
+
+
+def test_boilerplate_of_consistent_manuals_is_no_conflict() -> None:
+    tray = "Load the paper face down. The tray holds up to {} sheets. Close the tray gently."
+    consistent = [
+        _passage("12.md", tray.format(250), "Loading paper in Tray 1"),
+        _passage("15.md", tray.format(550), "Loading paper in Tray 2"),
+        _passage("29.md", "At an outdoor temperature of 7 °C, the heating capacity is 9.0 kW. "
+                 "At an outdoor temperature of -7 °C, the heating capacity is 7.4 kW.", "Winter"),
+    ]  # fmt: skip
+    assert scan_conflicts(consistent).conflicts == ()
+    edited = [
+        _passage("12.md", tray.format(250), "Loading paper in Tray 1"),
+        _passage("13.md", tray.format(300), "Loading paper in Tray 1"),
+    ]
+    assert len(scan_conflicts(edited).conflicts) == 1  # one section, two values: a conflict

@@ -96,7 +96,7 @@ def in_context(facts: Sequence[Fact], passages: Sequence[Passage]) -> list[Fact]
             continue
         extra: list[tuple[str, str]] = []
         lead = _LEAD.match(fact.sentence)
-        if lead and lead.end() <= lo:
+        if lead and lead.end() <= lo and not fact.scope:  # "On Android," is a platform already
             extra.append(("circumstance", " ".join(lead.group().lower().split())))
         before = fact.sentence[:lo]
         path = headings.get(fact.paragraph_id, ())
