@@ -3,7 +3,9 @@
 Profiles (from the plan's intent):
 - definition: the defining sentence, then mechanism and attributes, the graph position (what
   comes before and after it, from neighbour evidence), caveats;
-- how_to: prerequisites, the ordered steps, downstream checks, failure handling;
+- how_to: with a whole procedure in the pack (Fragment.step_starts), that procedure in reading
+  order, every step up to `procedure_max_steps` and a pointer to the rest; without one,
+  prerequisites, the ordered steps, downstream checks, failure handling;
 - compare: direct evidence for each operand first, then bounded contrast context; procedural
   sentences are not promoted unless the question compares procedures; Mermaid comparison edges
   become readable statements, fences never leak;

@@ -18,7 +18,8 @@ then path, document id, offsets and id. The first check a candidate fails decide
    cut middle, and one that arrived truncated covers nothing. Partial overlaps are admitted.
 4. Count: past `Budget.fragments` -> `fragment_dropped` / `fragment_limit`.
 5. Size. The per-fragment cap is min(`fragment_chars`, `dominance_share` of `total_chars`) so no
-   single item dominates the pack; a longer fragment is middle-truncated with reason
+   single item dominates the pack (a whole procedure, `Fragment.step_starts`, may take up to
+   `PackPolicy.procedure_chars` instead); a longer fragment is middle-truncated with reason
    `fragment_chars>N` or `dominance_cap>N` (whichever limit is smaller). When the remaining total
    budget is smaller still, the fragment is truncated to the remainder if that is at least
    `min_truncated_chars`, else dropped; the reason is `total_chars`. Later, smaller candidates
