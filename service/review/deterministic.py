@@ -16,7 +16,9 @@
    where one passage does (a paragraph read under its section heading). Over whole documents,
    with no retrieval ranking and no answerability gate to filter, terms scattered far apart
    ("hot" in a table, "oven" three sections on) would pass for an answer. So:
-   - NOT_FOUND, with no findings, when no passage holds `PASSAGE_MIN_TERMS` of the key terms
+   - NOT_FOUND, with no findings, when the question asks for a kind of value (a weight, a
+     duration; service/text/answer_types.py) that no sentence of the documents holds, or
+     when no passage holds `PASSAGE_MIN_TERMS` of the key terms
      together (all of them for a shorter question) and `borderline_coverage` of them;
    - ANSWERED when one passage holds `sufficient_coverage` of them, the findings hold every one,
      and every need of the question is met;
@@ -47,6 +49,7 @@ from service.review.model import Binding, Drop, Finding, QuestionReview, ReviewS
 from service.review.resolver import ObservedIds
 from service.review.screening import QuoteScreen
 from service.settings import AnswerSettings
+from service.text.answer_types import holds_instance
 
 __all__ = [
     "PASSAGE_MIN_TERMS",
@@ -187,6 +190,14 @@ def review_question(
     unmet = tuple(_unmet(plan, g) for g in gates if not g.passed)
     passage = best_passage(binding, plan.terms)
     status = decide(passage, len(plan.terms), coverage, not unmet, settings)
+    kind = plan.answer_type
+    if (
+        kind
+        and kind.name != "yes_no"
+        and not any(holds_instance(s.text, kind) for s in pool.sentences)
+    ):
+        # "How much does it weigh?" over pages that give no weight at all: nothing answers it.
+        status, unmet = "NOT_FOUND", (*unmet, f"the {kind.noun} asked for")
     trace.update({
         "sentencesChosen": len(chosen), "coverage": round(coverage, 3),
         "bestPassageTerms": passage,

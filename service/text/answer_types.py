@@ -271,6 +271,10 @@ def _has_duration(text: str, _kind: AnswerType) -> bool:
     return bool(
         re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{_TIME_UNITS})\b", text, re.I)
         or re.search(r"\b(?:lifetime|overnight|indefinitely|permanent\w*)\b", text, re.I)
+        # "for days", "up to a week", "within several hours"
+        or re.search(r"\b(?:for|within|in|after|about|up to|over|around)\s+(?:a |an |several |"
+                     r"many |a few |some )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
+                     r"years?)\b", text, re.I)
     )
 
 

@@ -436,3 +436,32 @@ def test_review_settings_come_from_their_variables_and_choose_the_reviewer() -> 
     assert review_client(LlmSettings(), on) is None  # no provider
     with pytest.raises(SettingsError, match="KGS_REVIEW_MAX_QUESTIONS"):
         Settings.from_env({"KGS_REVIEW_MAX_QUESTIONS": "0"})
+
+
+KETTLE = """# Aurel kettle
+
+## Warranty
+
+The Aurel kettle has a warranty period of two years from the date of purchase.
+
+## Care
+
+Descale the kettle every four weeks in hard-water areas.
+
+The kettle holds 1.7 litres and has three temperature presets.
+"""
+
+
+def test_duration_frequency_and_count_questions_need_no_interrogative_words() -> None:
+    """"How long", "how often" and "how many" ask; "long", "often" and "many" are not terms a
+    page must contain."""
+    long, often, many, absent = _review(
+        ["How long is the warranty?", "How often should I descale the kettle?",
+         "How many temperature presets does the kettle have?",
+         "How much does the kettle weigh?"],
+        KETTLE,
+    )  # fmt: skip
+    assert long.status == "ANSWERED" and any("two years" in f.quote for f in long.findings)
+    assert often.status == "ANSWERED" and any("every four weeks" in f.quote for f in often.findings)
+    assert many.status == "ANSWERED" and any("three" in f.quote for f in many.findings)
+    assert absent.status == "NOT_FOUND" and "the weight asked for" in absent.missing
