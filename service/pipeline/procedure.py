@@ -223,7 +223,8 @@ def _named(text: str, terms: Sequence[str]) -> float:
 
 def _close(term: str, word: str) -> bool:
     """Same word, an inflection of it, or one slip apart (a letter dropped, added, changed or
-    two swapped) for words of five letters or more."""
+    two swapped) for words of five letters or more, also before an inflection ("decsale" is
+    one slip from the "descal" of "descaling")."""
     shared = next((i for i, (a, b) in enumerate(zip(term, word, strict=False)) if a != b),
                   min(len(term), len(word)))  # fmt: skip
     if shared >= 5 and shared >= min(len(term), len(word)) - 3:
@@ -231,6 +232,13 @@ def _close(term: str, word: str) -> bool:
     if term == word or (len(term) > 3 and (word.startswith(term) or (term.startswith(word)
                                            and len(word) > 3))):  # fmt: skip
         return True
+    if len(term) >= 6 and len(word) > len(term) and _slip(term[:-1], word[: len(term) - 1]):
+        return True
+    return _slip(term, word)
+
+
+def _slip(term: str, word: str) -> bool:
+    """One letter dropped, added or changed, or two neighbours swapped (five letters or more)."""
     if min(len(term), len(word)) < 5 or abs(len(term) - len(word)) > 1:
         return False
     if len(term) == len(word):
