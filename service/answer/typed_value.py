@@ -35,10 +35,12 @@ def check_typed_value(plan: QueryPlan, draft: Draft) -> TypedValue:
     kind = plan.answer_type
     if kind is None:
         return TypedValue(expected=None, noun="", outcome="untyped")
+    sentences = draft.sentences
     holding = tuple(
-        i for i, s in enumerate(draft.sentences)
+        i for i, s in enumerate(sentences)
         if s.kind in ("evidence", "conflict", "generated") and holds_instance(s.text, kind)
-        and _about(s, plan)
+        and (_about(s, plan) or (i > 0 and _same_paragraph(sentences[i - 1], s)
+                                 and _about(sentences[i - 1], plan)))
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
@@ -47,14 +49,25 @@ def check_typed_value(plan: QueryPlan, draft: Draft) -> TypedValue:
 def _about(sentence: DraftSentence, plan: QueryPlan) -> bool:
     """The sentence names at least half of what the question asks about beyond its page's
     subject: "six months" in "new engineers have a probation period of six months" is no
-    answer to how long the security training takes."""
+    answer to how long the security training takes. The sentence before it in its paragraph
+    may name it instead (check_typed_value)."""
     title = next((e.heading_path[0] for e in sentence.evidence if e.heading_path), "")
     in_title = stems(title)
     asked = [t for t in plan.terms if not function_word(t) and not has_term(title, t, in_title)]
     if not asked:
         return True
     words = stems(sentence.text)
-    return 2 * sum(1 for t in asked if has_term(sentence.text, t, words)) >= len(asked)
+    named = sum(1 for t in asked if has_term(sentence.text, t, words))
+    return named >= 1 and (2 * named >= len(asked) or len(asked) > _LONG_QUESTION)
+
+
+_LONG_QUESTION = 3  # asked terms past which one named in the sentence will do (long questions)
+
+
+def _same_paragraph(a: DraftSentence, b: DraftSentence) -> bool:
+    """b continues a's paragraph ("The X200 has a two-year warranty. It covers ..."): its
+    value may be about what a names."""
+    return bool({e.paragraph_id for e in a.evidence} & {e.paragraph_id for e in b.evidence})
 
 
 def missing_value_caveat(typed: TypedValue) -> DraftSentence:

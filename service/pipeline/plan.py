@@ -98,7 +98,10 @@ _QUESTION_WORDS = frozenset(
         "cold fast my mine me we us our ours they them he she his her up "
         # the how-to cues: "steps for X", "walk me through X" ask for X
         "steps step procedure procedures instructions instruction walk through teach guide "
-        "process way",
+        "process way "
+        # verbs that ask rather than name: "what is meant by X", "how did X get its name"
+        "meant meaning mean means called get got gets refer refers referred known happen "
+        "happened happens",
     )
 )
 # Words of _QUESTION_WORDS that are content words outside a question phrase ("long press",

@@ -66,7 +66,7 @@ def find_procedure(
 ) -> Procedure | None:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
-    three best hits (paragraph ids, best first), the one that names most, a hit inside or in its
+    hits (paragraph ids, best first), the one that names most, a better hit inside or in its
     section breaking ties; None when there is none."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     best: tuple[float, Procedure] | None = None
@@ -80,7 +80,7 @@ def find_procedure(
         named = _coverage(block, rows_before(ordered, block), terms)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
-        if named < 0.5 and not (hit_rank is not None and hit_rank <= 2 and named >= 0.2):
+        if named < 0.5 and not (hit_rank is not None and named >= 0.2):
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
@@ -105,8 +105,11 @@ def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
                 blocks.append((layout, [row], [start + m.start() for m in items]))
         elif kind == "table":
             lines = text.split("\n")
-            numbered = len(lines) > 3 and all(
-                re.match(r"^\s*\|?\s*\d{1,3}\b", line) for line in lines[2:] if line.strip()
+            # A first column counting 1, 2, 3, ... (not "1 to 5", "6 to 12" of a settings table)
+            firsts = [re.match(r"^\s*\|?\s*(\d{1,3})\s*\|", line) for line in lines[2:]
+                      if line.strip()]  # fmt: skip
+            numbered = len(firsts) > 1 and all(
+                m is not None and int(m.group(1)) == i for i, m in enumerate(firsts, start=1)
             )
             if len(lines) > 3 and _TABLE_RULE.match(lines[1]) and (
                 _TABLE_STEP.match(lines[0]) or numbered

@@ -17,6 +17,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     # Sufficiency: share of the question's key terms that direct support must cover.
     sufficient_coverage: float = 0.6
+    # Below this share of the key terms covered, an answer is partial (it names the missing
+    # ones); between it and sufficient_coverage, answered with the missing terms in the trace.
+    partial_coverage: float = 0.5
     borderline_coverage: float = 0.3
     # Answerability: a logistic score over the features of the best hit (AnswerabilityFeatures
     # in service/answer/sufficiency/), weights fitted on half A of ClapNQ dev
@@ -70,7 +73,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     procedure_max_steps: int = 15
     # A procedure whose headings and introduction name this share of the question's terms
     # answers a how-to question without the answerability gate (which reads sentences).
-    procedure_named_share: float = 0.6
+    procedure_named_share: float = 0.5
     answer_chars: int = 1800
     # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
     # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.

@@ -113,7 +113,8 @@ _VERSION_CUE = re.compile(
     re.IGNORECASE,
 )
 _PERSON_CUE = re.compile(
-    r"^\W*(?:who|whom|whose)\b|\b(?:who|whom|whose)\b|\bwhich (?:person|team|department|group|"
+    r"^\W*(?:who|whom|whose)\b(?!\s+(?:is|are|was|were)\s+(?:the\s+)?\w+\s*\??$)"
+    r"(?!\s+(?:were|are)\b)|\b(?:whom|whose)\b|\bwhich (?:person|team|department|group|"
     r"company|manufacturer|vendor|engineer|contact)\b|\b(?:contact person|responsible for)\b",
     re.IGNORECASE,
 )
@@ -256,12 +257,7 @@ def _unit_named(text: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def _has_quantity(text: str, kind: AnswerType) -> bool:
-    if kind.counted:
-        stem = kind.counted.rstrip("s")[:5]
-        return bool(re.search(rf"{_NUMBER}\s+(?:\w+\s+){{0,3}}{re.escape(stem)}", text, re.I)) or (
-            bool(re.search(_NUMBER, text, re.I)) and stem.lower() in text.lower()
-        )
-    if not kind.families:
+    if not kind.families:  # a count ("how many jurors") or an amount: any figure
         return bool(re.search(_NUMBER, text, re.IGNORECASE))
     units = "|".join(_UNITS[f] for f in kind.families)
     return bool(re.search(rf"{_NUMBER}\s?(?:-\s?)?(?:{units})(?![a-z])", text, re.IGNORECASE))

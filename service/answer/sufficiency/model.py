@@ -24,7 +24,10 @@ Degradation = Literal[
 ]
 
 _STEPS = re.compile(
-    r"(?im)^\s*(?:[-*+]\s*)?(?:\**step\s*\d+|\d{1,2}[.)]\s)|\b(?:first|then|next|finally)\b,?"
+    r"(?im)^\s*(?:[-*+]\s*)?(?:\**step\s*\d+|\d{1,2}[.)]\s)|\b(?:first|then|next|finally)\b,?|"
+    # an instruction is a step too: "From Settings, tap Display > Screen timeout."
+    r"(?:^|[.!?]\s+)(?:from [^,.]{1,40}, )?(?:tap|touch|press|click|select|open|swipe|drag|"
+    r"choose|enter|go to|turn|slide|hold|connect|insert|remove|set)\b"
 )
 _CAUSAL = re.compile(
     r"\b(?:because|cause[sd]?|leads? to|led to|results? in|resulting|so that|therefore|thus|"

@@ -51,7 +51,11 @@ def review_sufficiency(
     gates: list[Gate] = []
     reasons: list[str] = []
 
-    covered, missing = _coverage(plan, direct, named)
+    # A term counts as covered when the pack shows it in a direct document's own reading (the
+    # span, its section or its window): the source found names it, whatever span matched.
+    own = {f.document_id for f in direct}
+    readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
+    covered, missing = _coverage(plan, [*direct, *readings], named)
     terms = plan.terms
     coverage = len(covered) / len(terms) if terms else (1.0 if direct else 0.0)
     operands_ok, operand_detail = _operands(plan, direct, operand_points)
@@ -197,11 +201,13 @@ def review_sufficiency(
         status, degradation = "insufficient", "insufficient_evidence"
     elif stale:
         status, degradation = "borderline", "stale_evidence"
-    elif failed & {
-        "direct_evidence_coverage",
-        "query_intent_coverage",
-        "graph_support",
-    }:
+    elif (failed & {"query_intent_coverage", "graph_support"}) or (
+        "direct_evidence_coverage" in failed
+        and (coverage < settings.partial_coverage or not operands_ok)
+    ):
+        # Partial names what it lacks: most of the question's terms, a compared side, the
+        # steps of a how-to, a neighbour's text. A few terms the span does not repeat ("uses",
+        # "help") leave the answer answered; the trace still lists them.
         status, degradation = "borderline", "partial_coverage"
     else:
         status, degradation = "sufficient", "none"
@@ -263,6 +269,9 @@ def _date(value: str) -> dt.date | None:
         return dt.date.fromisoformat(value[:10])
     except ValueError:
         return None
+
+
+_OWN_READINGS = frozenset(("parent_context", "adjacent_context"))
 
 
 def _coverage(
