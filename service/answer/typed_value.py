@@ -57,11 +57,7 @@ def _about(sentence: DraftSentence, plan: QueryPlan) -> bool:
     if not asked:
         return True
     words = stems(sentence.text)
-    named = sum(1 for t in asked if has_term(sentence.text, t, words))
-    return named >= 1 and (2 * named >= len(asked) or len(asked) > _LONG_QUESTION)
-
-
-_LONG_QUESTION = 3  # asked terms past which one named in the sentence will do (long questions)
+    return 2 * sum(1 for t in asked if has_term(sentence.text, t, words)) >= len(asked)
 
 
 def _same_paragraph(a: DraftSentence, b: DraftSentence) -> bool:
