@@ -4,15 +4,17 @@ A page is data, and an instruction planted in it (in any language, addressed to 
 is only relayed when the answer quotes it. Word lists of such instructions exist for a few
 languages only, so this screen asks instead whether each sentence belongs in the answer at all:
 
-- it is written in the question's language or its page's (a Dutch sentence in an English manual
-  is not quoted for an English question);
-- it is about the question: it names one of the question's key terms, or it holds a value of
-  the type the question asks for, or (in English and Chinese, which the instruction screen of
+- it is written in the question's language or its page's, and so is each of its labelled parts
+  (a table row's cells): a Dutch sentence in an English manual is not quoted for an English
+  question;
+- it is about the question: it names one of the question's content words, or it holds a value
+  of the type the question asks for, or (in English and Chinese, which the instruction screen of
   service/answer/injection/ reads) it links such sentences within two of them in one
-  paragraph. The steps of a procedure are exempt: a step that does not resemble the question is
-  still a step;
-- a link is published only in a sentence that is about the question (or a step of the
-  procedure asked for), and never with a query built from placeholders or secrets
+  paragraph. The steps of a procedure are exempt, since a step that does not resemble the
+  question is still a step; but a step in another language must share a word with the rest of
+  its procedure;
+- a link is published only in a sentence that names at least half of the question (or a step
+  of the procedure asked for), and never with a query built from placeholders or secrets
   (`?k={api_key}`, `?q=<conversation>`).
 
 Each offending sentence gets a reason; release takes it out (docs/evidence.md, "Release review").

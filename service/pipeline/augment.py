@@ -174,7 +174,8 @@ def _procedure_fragment(
     """A how-to question's whole procedure, as direct support ranked above every span: the
     best-scored one of the first `procedure_documents` hit documents (procedure.py). A question
     with no intent cue and no asked-for value ("taking the rotor out of the centrifuge") gets
-    one when a procedure's headings name most of it, or when the best hit is one of its steps."""
+    one when the best hit is one of the steps of an ordered (not bulleted) procedure whose
+    headings name some of it."""
     generic = plan.intent == "generic" and plan.answer_type is None
     if not (plan.intent == "how_to" or generic) or not retrieval.hits:
         return None
@@ -188,7 +189,9 @@ def _procedure_fragment(
         return None
     _, best = max(found, key=lambda f: (f[1].score - 0.25 * f[0]))
     inside = any(str(r["paragraphId"]) == hit_ids[0] for r in best.rows)
-    if generic and not (best.named >= 0.6 or (inside and best.named >= 0.3)):
+    # Without a cue, only an ordered procedure that holds the best hit answers the question
+    # (a bulleted list of references or notes is no procedure).
+    if generic and not (inside and best.layout != "bulleted" and best.named >= 0.3):
         return None
     top = retrieval.hits[0]
     kp = next((h.knowledge_point_ids[0] for h in retrieval.hits

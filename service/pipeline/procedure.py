@@ -66,8 +66,8 @@ def find_procedure(
 ) -> Procedure | None:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
-    hits (paragraph ids, best first), the one that names most, a better hit inside or in its
-    section breaking ties; None when there is none."""
+    three best hits (paragraph ids, best first), the one that names most, a better hit inside or
+    in its section breaking ties; None when there is none."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     best: tuple[float, Procedure] | None = None
     for layout, block, starts in _blocks(ordered):
@@ -80,7 +80,7 @@ def find_procedure(
         named = _coverage(block, rows_before(ordered, block), terms)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
-        if named < 0.5 and not (hit_rank is not None and named >= 0.2):
+        if named < 0.5 and not (hit_rank is not None and hit_rank <= 2 and named >= 0.2):
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near

@@ -100,7 +100,10 @@ def in_context(facts: Sequence[Fact], passages: Sequence[Passage]) -> list[Fact]
             extra.append(("circumstance", " ".join(lead.group().lower().split())))
         before = fact.sentence[:lo]
         path = headings.get(fact.paragraph_id, ())
-        if path and _ANAPHORIC.match(before) and not _NAMES.search(before, 1):
+        # Only a template sentence (an aligned fact): an attribute fact names its subject
+        # ("The calibration tolerance is 0.10 mm"), which two pages may well contradict on.
+        if (fact.kind == "aligned" and path and _ANAPHORIC.match(before)
+                and not _NAMES.search(before, 1)):  # fmt: skip
             extra.append(("section", " ".join(split_words(path[-1].lower()))))
         kept.append(msgspec.structs.replace(fact, scope=tuple(sorted({*fact.scope, *extra})))
                     if extra else fact)  # fmt: skip
