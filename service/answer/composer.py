@@ -32,6 +32,7 @@ from service.answer.sentences import EvidenceSentence, is_artifact, public_text
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.pipeline.procedure import STEP_HEADING
 from service.settings import AnswerSettings
 from service.text import tokens
 from service.text.answer_types import holds_instance
@@ -79,7 +80,6 @@ _CONSEQUENCE = re.compile(
 )
 _CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|outcomes?)\b", re.I)
 _VALUE = re.compile(r"\d")
-_STEP_HEADING = re.compile(r"^(?:step\s*\d+\b|\d{1,2}[.)]\s)", re.IGNORECASE)
 _BARE_STEP = re.compile(r"^(?:step\s*)?\d{1,2}\s*[.:)]?$", re.IGNORECASE)
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
@@ -519,7 +519,7 @@ def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSente
         if slot == "procedure" and s.heading_path != heading:
             heading = s.heading_path
             title = s.heading_path[-1].rstrip(" :") if s.heading_path else ""
-            if _STEP_HEADING.match(title):
+            if STEP_HEADING.match(title):
                 text = f"{title}: {text}"
         drafted.append(DraftSentence(
             text=text, kind="evidence", evidence=evidence,

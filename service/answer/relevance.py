@@ -25,8 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-import msgspec
-
 from service.answer.composer import DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
@@ -60,21 +58,21 @@ def relevant(text: str, plan: QueryPlan) -> bool:
     of the asked type."""
     if plan.answer_type is not None and holds_instance(text, plan.answer_type):
         return True
-    words = stems(text)
-    lowered = set(re.findall(r"\w+", text.lower()))
-    for term in plan.terms:
-        if function_word(term):
-            continue
-        if term.isascii() and (has_term(text, term, words) or (
-                len(term) > 3 and compact_key(term) in compact_key(text))):
-            return True
-        if not term.isascii():
-            if " " not in term and term in lowered:
-                return True
-            for run in _IDEOGRAPHS.findall(term):
-                if any(run[i : i + 2] in text for i in range(len(run) - 1)):
-                    return True
-    return False
+    return any(_names(text, t) for t in plan.terms if not function_word(t))
+
+
+def _names(text: str, term: str) -> bool:
+    """The text names the term: by stem or compact form (Latin script), as a word (other
+    scripts), or by two Han or katakana characters of it in a row."""
+    if term.isascii():
+        return has_term(text, term, stems(text)) or (
+            len(term) > 3 and compact_key(term) in compact_key(text)
+        )
+    if " " not in term and term in re.findall(r"\w+", text.lower()):
+        return True
+    return any(
+        run[i : i + 2] in text for run in _IDEOGRAPHS.findall(term) for i in range(len(run) - 1)
+    )
 
 
 # Han and katakana runs carry the content of Chinese and Japanese text; hiragana is grammar.
@@ -133,7 +131,8 @@ def off_question(
 def _parts(text: str) -> list[str]:
     """The sentence and, for one made of labelled parts (a table row's cells "Header: value;
     ..."), each part of at least five words: a cell in another language is one too."""
-    parts = [p for p in re.split(r"\s*(?:;|:|\s[—–-]\s)\s*", text) if len(p.split()) >= 5]
+    parts = [p for p in re.split(r"\s*(?:;|:|\s[—–-]\s)\s*", text)
+             if len(p.split()) >= _PART_WORDS]  # fmt: skip
     return [text, *(p for p in parts if p != text)]
 
 
@@ -143,11 +142,7 @@ def _coverage(text: str, plan: QueryPlan) -> float:
     if plan.answer_type is not None and holds_instance(text, plan.answer_type):
         return 1.0
     terms = [t for t in plan.terms if not function_word(t)]
-    if not terms:
-        return 1.0
-    one = [t for t in terms if relevant(text, msgspec.structs.replace(plan, terms=(t,),
-                                                                      answer_type=None))]
-    return len(one) / len(terms)
+    return sum(1 for t in terms if _names(text, t)) / len(terms) if terms else 1.0
 
 
 def _shares_words(text: str, others: Sequence[str], plan: QueryPlan) -> bool:
@@ -159,4 +154,5 @@ def _shares_words(text: str, others: Sequence[str], plan: QueryPlan) -> bool:
     return bool(own & context)
 
 
+_PART_WORDS = 5  # a labelled part this long has a language of its own
 _LINK_COVERAGE = 0.5  # of the question's content words, for a sentence that carries a link

@@ -25,14 +25,14 @@ import msgspec
 
 from service.text.relation_labels import compact_key
 
-__all__ = ["Layout", "Procedure", "find_procedure"]
+__all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure"]
 
 Layout = Literal["numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence"]
 Row = Mapping[str, Any]
 
 _ITEM = re.compile(r"^[ \t]{0,3}(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
 _STEP_PARAGRAPH = re.compile(r"^\W{0,4}step\s*(\d+)\b", re.IGNORECASE)
-_STEP_HEADING = re.compile(r"^(?:step\s*\d+\b|\d{1,2}[.)]\s)", re.IGNORECASE)
+STEP_HEADING = re.compile(r"^(?:step\s*\d+\b|\d{1,2}[.)]\s)", re.IGNORECASE)
 _SEQUENCE = re.compile(
     r"^\W{0,4}(?:first(?:ly)?|to (?:begin|start)|start by|begin by|second(?:ly)?|third(?:ly)?|"
     r"next|then|after (?:that|this)|afterwards|now|once|finally|lastly|last)\b",
@@ -50,6 +50,7 @@ _TABLE_STEP = re.compile(r"^\s*\|?\s*(?:step|no\.?|#)\s*\|", re.IGNORECASE)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
+_INTRO_CHARS = 300  # of the introduction and the first block, read for the procedure's name
 
 
 class Procedure(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,7 +78,7 @@ def find_procedure(
         hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
-        named = _coverage(block, rows_before(ordered, block), terms)
+        named = _coverage(block, _rows_before(ordered, block), terms)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
         if named < 0.5 and not (hit_rank is not None and hit_rank <= 2 and named >= 0.2):
@@ -157,7 +158,7 @@ def _heading_steps(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[in
     groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
         path = _path(row)
-        if path and _STEP_HEADING.match(path[-1]):
+        if path and STEP_HEADING.match(path[-1]):
             groups.setdefault(path[:-1], []).append(row)
     blocks: list[tuple[Layout, list[Row], list[int]]] = []
     for group in groups.values():
@@ -196,7 +197,7 @@ def _within(row: Row, section: tuple[str, ...]) -> bool:
     return _path(row) == section and str(row["kind"]) in ("paragraph", "list", "quote")
 
 
-def rows_before(rows: Sequence[Row], block: Sequence[Row]) -> list[Row]:
+def _rows_before(rows: Sequence[Row], block: Sequence[Row]) -> list[Row]:
     """The paragraph right before the block (its introduction), if any."""
     ids = [str(r["paragraphId"]) for r in rows]
     at = ids.index(str(block[0]["paragraphId"]))
@@ -209,9 +210,9 @@ def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str])
     if not terms:
         return 0.0
     titles = list(_path(block[0]))
-    if len(titles) > 1 and _STEP_HEADING.match(titles[-1]):
+    if len(titles) > 1 and STEP_HEADING.match(titles[-1]):
         titles = titles[:-1]  # a step heading names the step, not the procedure
-    lines = " ".join(str(r["text"])[:300] for r in (*before, block[0]))
+    lines = " ".join(str(r["text"])[:_INTRO_CHARS] for r in (*before, block[0]))
     return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
 
 

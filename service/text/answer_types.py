@@ -228,7 +228,8 @@ def expected_type(question: str) -> AnswerType | None:
 
 def holds_instance(text: str, kind: AnswerType) -> bool:
     """Whether `text` (a sentence of the answer) holds a value of the asked type."""
-    return _HOLDS[kind.name](text, kind)
+    pattern = _PATTERNS.get(kind.name)
+    return bool(pattern.search(text)) if pattern else _HOLDS[kind.name](text, kind)
 
 
 def _quantity(text: str, cue: str) -> AnswerType:
@@ -274,36 +275,13 @@ def _has_duration(text: str, _kind: AnswerType) -> bool:
     )
 
 
-def _has_frequency(text: str, _kind: AnswerType) -> bool:
-    return bool(_FREQUENCY.search(text))
-
-
-def _has_date(text: str, _kind: AnswerType) -> bool:
-    return bool(_DATE.search(text))
-
-
-def _has_time(text: str, _kind: AnswerType) -> bool:
-    return bool(_TIME.search(text))
-
-
 def _has_person(text: str, _kind: AnswerType) -> bool:
     return bool(_NAME.search(text) or _ROLE.search(text) or _SINGLE_NAME.search(text))
 
 
-def _has_place(text: str, _kind: AnswerType) -> bool:
-    return bool(_PLACE.search(text))
-
-
-def _has_version(text: str, _kind: AnswerType) -> bool:
-    return bool(_VERSION.search(text))
-
-
-def _has_yes_no(text: str, _kind: AnswerType) -> bool:
-    return bool(_YES_NO_ANSWER.search(text))
-
-
-_HOLDS = {
-    "quantity": _has_quantity, "duration": _has_duration, "frequency": _has_frequency,
-    "date": _has_date, "time": _has_time, "person": _has_person, "place": _has_place,
-    "version": _has_version, "yes_no": _has_yes_no,
+# Types one pattern decides; the others need the question's unit family or several patterns.
+_PATTERNS = {
+    "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "place": _PLACE, "version": _VERSION,
+    "yes_no": _YES_NO_ANSWER,
 }  # fmt: skip
+_HOLDS = {"quantity": _has_quantity, "duration": _has_duration, "person": _has_person}
