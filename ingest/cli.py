@@ -14,6 +14,11 @@ from service.settings import Settings
 __all__ = ["run_ingest"]
 
 _MAX_PROBLEMS_SHOWN = 50
+_FORMAT_NAMES = {
+    "text/markdown": "Markdown", "text/plain": "text", "text/html": "HTML",
+    "application/pdf": "PDF",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
+}  # fmt: skip
 
 
 class _Bars:
@@ -59,8 +64,10 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def summary(report: IngestReport, *, dry_run: bool) -> str:
     documents = "documents (dry run, nothing written)" if dry_run else "documents"
+    read = ", ".join(f"{n} {_FORMAT_NAMES.get(t, t)}" for t, n in sorted(report.formats.items()))
     lines = [
         f"scopes: {', '.join(report.scopes) or '-'}",
+        f"read: {read or 'no documents'}" + (f" ({report.pages} pages)" if report.pages else ""),
         f"{documents}: added {len(report.added)}, updated {len(report.updated)}, "
         f"unchanged {len(report.unchanged)}, restored {len(report.restored)}, "
         f"withdrawn {len(report.removed)}",
@@ -72,7 +79,9 @@ def summary(report: IngestReport, *, dry_run: bool) -> str:
         lines.append(f"embeddings failed, ingested lexical-only: {report.embedding_failure}")
     errors = [p for p in report.problems if p.severity == "error"]
     warnings = [p for p in report.problems if p.severity == "warning"]
-    lines.append(f"problems: {len(errors)} files not ingested, {len(warnings)} warnings")
+    skipped = sum(1 for p in warnings if p.message.startswith("skipped"))
+    lines.append(f"problems: {len(errors)} files not ingested, {skipped} files skipped, "
+                 f"{len(warnings) - skipped} other warnings")  # fmt: skip
     lines.extend(f"  {p}" for p in (errors + warnings)[:_MAX_PROBLEMS_SHOWN])
     if len(report.problems) > _MAX_PROBLEMS_SHOWN:
         lines.append(f"  ... and {len(report.problems) - _MAX_PROBLEMS_SHOWN} more")

@@ -48,12 +48,14 @@ def restore(
     head = document_head(graph, document_id)
     if head["status"] != WITHDRAWN:
         raise NotWithdrawable(f"document {document_id} is not withdrawn")
-    rows = graph.read("api/document_version", id=document_id, version=head["version"])
+    rows = graph.read("api/document_original", id=document_id, version=head["version"])
     if not rows:
         raise DocumentGone(f"document {document_id} has no stored source to restore")
     scope, path = str(head["scope"]), str(head["path"])
-    return ingest_file_text(graph, embedder, scope, path.split("/", 1)[1],
-                            str(rows[0]["source"]).encode(), settings,
+    # A converted document (PDF, HTML, ...) is read again from its original file.
+    original = rows[0]["original"]
+    raw = bytes(original) if original is not None else str(rows[0]["source"]).encode()
+    return ingest_file_text(graph, embedder, scope, path.split("/", 1)[1], raw, settings,
                             if_match=if_match)  # fmt: skip
 
 

@@ -17,8 +17,12 @@ from typing import Protocol
 
 import msgspec
 
+from ingest.convert import SUPPORTED_EXTENSIONS, converter_for
+from ingest.convert.base import ConversionError, ConvertLimits
+from ingest.convert.text import MarkdownConverter
 from ingest.embedding_models import other_vector_properties, record_first_model
 from ingest.embeddings import Embedder, EmbeddingError
+from ingest.origin import origin_of
 from ingest.problems import Problem
 from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
 from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
@@ -69,6 +73,10 @@ class IngestReport(msgspec.Struct, kw_only=True):
     versions: dict[str, int] = msgspec.field(default_factory=dict)  # head version by path
     removed: list[str] = msgspec.field(default_factory=list)
     problems: list[Problem] = msgspec.field(default_factory=list)
+    # What was read: documents per format ("text/markdown": 12, "application/pdf": 3) and the
+    # pages of the paged ones (PDF).
+    formats: dict[str, int] = msgspec.field(default_factory=dict)
+    pages: int = 0
     paragraphs_written: int = 0
     embeddings_computed: int = 0
     embedding_failure: str | None = None
@@ -103,10 +111,13 @@ class SourceFile(msgspec.Struct, frozen=True):
 
 
 def discover(root: Path, scope: str | None) -> tuple[list[SourceFile], list[Problem]]:
-    """Markdown files under `root` with their scope and knowledge-base path.
+    """Documents under `root` (every format of ingest/convert) with their scope and path.
 
-    Without `scope`, each top-level folder is a scope and Markdown files directly in `root`
-    (the knowledge base's own README and notes) are not content. Hidden entries are skipped.
+    With `scope`, everything under `root` is that scope. Without it, each top-level folder is a
+    scope; a folder whose documents all lie directly in it (no subfolder holds one) is itself
+    one scope, named after it. Otherwise documents directly in `root` belong to no scope: the
+    knowledge base's own README is left alone, any other one is reported. Hidden entries are
+    skipped; files of other formats are reported as skipped (a warning), never silently.
     """
     problems: list[Problem] = []
     if not root.exists():
@@ -116,26 +127,55 @@ def discover(root: Path, scope: str | None) -> tuple[list[SourceFile], list[Prob
     if root.is_file():
         name = scope or root.resolve().parent.name
         return [SourceFile(name, f"{name}/{root.name}", root)], problems
-    found: list[SourceFile] = []
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    loose = [f for f in sorted(root.iterdir()) if f.is_file() and not f.name.startswith(".")]
+    if scope is None and loose and not any(_documents(f, []) for f in folders):
+        scope = root.resolve().name
+        if not SCOPE_NAME.match(scope):
+            raise InvalidScope(f"folder name {scope!r} is not a valid scope name: pass --scope")
     if scope is not None:
-        return [SourceFile(scope, f"{scope}/{rel}", f) for rel, f in _markdown(root)], problems
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        return [SourceFile(scope, f"{scope}/{rel}", f)
+                for rel, f in _documents(root, problems)], problems  # fmt: skip
+    for file in loose:
+        if file.name.lower() != _ROOT_README and file.suffix.lower() in SUPPORTED_EXTENSIONS:
+            problems.append(Problem(file.name, 0, "warning", _NO_SCOPE))
+    found: list[SourceFile] = []
+    for folder in folders:
         if not SCOPE_NAME.match(folder.name):
             problems.append(
                 Problem(folder.name, 0, "error", "folder name is not a valid scope name")
             )
             continue
-        found.extend(
-            SourceFile(folder.name, f"{folder.name}/{rel}", f) for rel, f in _markdown(folder)
-        )
+        found.extend(SourceFile(folder.name, f"{folder.name}/{rel}", f)
+                     for rel, f in _documents(folder, problems))  # fmt: skip
     return found, problems
 
 
-def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
-    for file in sorted(folder.rglob("*.md")):
+_ROOT_README = "readme.md"
+_NO_SCOPE = (
+    "skipped: a document directly in the knowledge base's root belongs to no scope "
+    "(move it into a scope's folder, or pass --scope)"
+)
+
+
+def _documents(folder: Path, problems: list[Problem]) -> list[tuple[str, Path]]:
+    """The documents under `folder` by path relative to it; other files become warnings."""
+    found: list[tuple[str, Path]] = []
+    for file in sorted(folder.rglob("*")):
         rel = file.relative_to(folder)
-        if not any(part.startswith(".") for part in rel.parts) and file.is_file():
-            yield rel.as_posix(), file
+        if any(part.startswith(".") for part in rel.parts) or not file.is_file():
+            continue
+        if file.suffix.lower() in SUPPORTED_EXTENSIONS:
+            found.append((rel.as_posix(), file))
+        else:
+            problems.append(Problem(f"{folder.name}/{rel.as_posix()}", 0, "warning",
+                                    f"skipped: {_format_name(file)} is not a supported format "
+                                    f"({', '.join(SUPPORTED_EXTENSIONS)})"))  # fmt: skip
+    return found
+
+
+def _format_name(file: Path) -> str:
+    return f"'{file.suffix}'" if file.suffix else "a file without an extension"
 
 
 def ingest(
@@ -235,8 +275,11 @@ def _ingest_scope(
         progress.files(1)
         if isinstance(result, Problem):
             report.problems.append(result)
-        else:
-            parsed.append(result)
+            continue
+        parsed.append(result)
+        media_type = result.origin.media_type if result.origin else "text/markdown"
+        report.formats[media_type] = report.formats.get(media_type, 0) + 1
+        report.pages += (result.origin.pages or 0) if result.origin else 0
     index = _knowledge_point_index(graph, scope, parsed, report)
     model = embedding.space.name if embedding.embedder else "none"
     units = [build_unit(p, index, model=model) for p in parsed]
@@ -330,6 +373,8 @@ def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Proble
             f"{size} bytes is over the {settings.max_file_bytes}-byte limit",
         )
     raw = source.file.read_bytes()
+    if source.file.suffix.lower() not in MarkdownConverter.extensions:
+        return _read_converted(source, raw, settings)
     if b"\x00" in raw:
         return Problem(source.path, 0, "error", "binary content (NUL bytes), not Markdown")
     try:
@@ -337,9 +382,45 @@ def _read(source: SourceFile, settings: IngestSettings) -> ParsedSource | Proble
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         return Problem(source.path, line, "error", f"not valid UTF-8 at byte {error.start}")
+    if len(text) > settings.max_source_chars:
+        return Problem(source.path, 0, "error", f"{len(text)} characters is over the "
+                       f"{settings.max_source_chars}-character limit")  # fmt: skip
     return read_source(
         source.scope, source.path, text, max_block_chars=settings.max_paragraph_chars,
         passage_words=settings.passage_words,
+    )  # fmt: skip
+
+
+def _read_converted(source: SourceFile, raw: bytes, settings: IngestSettings
+                    ) -> ParsedSource | Problem:  # fmt: skip
+    """A PDF, HTML, Word or text file through its converter (ingest/convert), then the same
+    reading as Markdown; the original bytes go with it to the version."""
+    try:
+        converted = converter_for(source.file.name, raw[:SNIFF_BYTES]).convert(
+            raw, source.file.name, convert_limits(settings)
+        )
+    except ConversionError as error:
+        return Problem(source.path, 0, "error", error.reason)
+    parsed = read_source(
+        source.scope, source.path, converted.text, max_block_chars=settings.max_paragraph_chars,
+        passage_words=settings.passage_words,
+    )  # fmt: skip
+    if isinstance(parsed, Problem):
+        return parsed
+    warnings = tuple(Problem(source.path, 0, "warning", w) for w in converted.warnings)
+    return msgspec.structs.replace(
+        parsed, origin=origin_of(converted, raw), problems=parsed.problems + warnings
+    )
+
+
+SNIFF_BYTES = 4096
+
+
+def convert_limits(settings: IngestSettings) -> ConvertLimits:
+    return ConvertLimits(
+        max_pages=settings.max_pdf_pages, max_chars=settings.max_source_chars,
+        max_unzipped_bytes=settings.max_unzipped_bytes, max_zip_ratio=settings.max_zip_ratio,
+        max_html_depth=settings.max_html_depth, min_text_share=settings.html_min_text_share,
     )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ import msgspec
 from ingest.front_matter import FrontMatter, FrontMatterError, parse_front_matter
 from ingest.markdown import Block, MarkdownDocument, parse_markdown
 from ingest.mermaid import parse_mermaid_edges
+from ingest.origin import Origin, block_location
 from ingest.problems import Problem
 from service.scope import scope_key
 from service.text.analysis import ANALYSIS_VERSION
@@ -80,6 +81,7 @@ class ParsedSource(msgspec.Struct, frozen=True):
     front_matter: FrontMatter
     knowledge_points: tuple[KnowledgePointRow, ...]
     problems: tuple[Problem, ...]
+    origin: Origin | None = None  # a converted file (PDF, HTML, ...); None for Markdown
 
     @property
     def primary_id(self) -> str:
@@ -97,6 +99,7 @@ class DocumentUnit(msgspec.Struct, frozen=True):
     unit_hash: str  # changes whenever anything the unit writes changes
     problems: tuple[Problem, ...] = ()
     source: str = ""  # the exact text the offsets index, kept by the document's version
+    original: bytes | None = None  # a converted document's original file, kept by the version
 
     @property
     def id(self) -> str:
@@ -211,6 +214,7 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
             "startLine": h.start_line,
             "endLine": h.end_line,
             "parentId": heading_ids[h.parent] if h.parent >= 0 else None,
+            **_located(parsed.origin, h.start_offset, h.end_offset),
         }
         for i, h in enumerate(md.headings)
     ]
@@ -262,6 +266,7 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
                 # properties say which models: service/embedding_space.py).
                 "embeddingHash": _hash(embedding_text),
                 "embeddingText": embedding_text,
+                **_located(parsed.origin, block.start_offset, block.end_offset),
             }
         )
 
@@ -277,6 +282,11 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         "validUntil": front.valid_until,
         "supersededBy": front.superseded_by,
         "embeddingModel": model,
+        # The original file of a converted document (docs/formats.md); Markdown: text/markdown.
+        "mediaType": parsed.origin.media_type if parsed.origin else "text/markdown",
+        "originalHash": parsed.origin.hash if parsed.origin else None,
+        "originalSize": parsed.origin.size if parsed.origin else None,
+        "pages": parsed.origin.pages if parsed.origin else None,
         # The document's share of its scope's full-text statistics, written with its paragraphs
         # in one transaction: BM25 reads the scope's totals from its documents
         # (cypher/retrieval/fulltext_paragraphs_exact). One list, so a question reads one
@@ -307,7 +317,14 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         unit_hash=unit_hash,
         problems=tuple(problems),
         source=parsed.source,
+        original=parsed.origin.original if parsed.origin else None,
     )
+
+
+def _located(origin: Origin | None, start: int, end: int) -> dict[str, Any]:
+    """Where a converted document's block came from (page, anchor); nothing for Markdown, so
+    a Markdown unit and its hash stay as they were."""
+    return block_location(origin, start, end) if origin else {}
 
 
 def utf16_length(text: str) -> int:

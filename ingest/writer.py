@@ -199,7 +199,10 @@ def _version_step(unit: DocumentUnit, version: int) -> tuple[str, dict[str, Any]
         "documentId": unit.id, "version": version,
         "contentHash": unit.document["contentHash"], "sourceText": unit.source,
         "structure": encode_structure(_public_headings(unit), _public_paragraphs(unit)),
-        "paragraphs": len(unit.paragraphs), "headings": len(unit.headings)})  # fmt: skip
+        "paragraphs": len(unit.paragraphs), "headings": len(unit.headings),
+        # The original file of a converted document (PDF, HTML, ...): Markdown's is the source.
+        "mediaType": unit.document["mediaType"], "originalHash": unit.document["originalHash"],
+        "originalSize": unit.document["originalSize"], "original": unit.original})  # fmt: skip
 
 
 def _run(
@@ -239,14 +242,22 @@ def _public_headings(unit: DocumentUnit) -> list[dict[str, Any]]:
     """Headings as GET /v1/documents/{id} shows them (cypher/api/document_headings.cypher)."""
     fields = ("id", "ordinal", "level", "text", "headingPath", "startOffset", "endOffset",
               "startLine", "endLine", "parentId")  # fmt: skip
-    return [{f: h[f] for f in fields} for h in unit.headings]
+    return [{**{f: h[f] for f in fields}, **_place(h)} for h in unit.headings]
 
 
 def _public_paragraphs(unit: DocumentUnit) -> list[dict[str, Any]]:
     """Paragraphs as GET /v1/documents/{id} shows them (cypher/api/document_paragraphs)."""
     fields = ("id", "ordinal", "kind", "headingPath", "startOffset", "endOffset", "startLine",
               "endLine", "text")  # fmt: skip
-    return [{f: p[f] for f in fields} for p in unit.paragraphs]
+    return [{**{f: p[f] for f in fields}, **_place(p)} for p in unit.paragraphs]
+
+
+def _place(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A converted document's page and anchor fields (ingest/origin.py), when it has them."""
+    return {f: row[f] for f in _PLACE_FIELDS if row.get(f) is not None}
+
+
+_PLACE_FIELDS = ("pageFirst", "pageLast", "pageStarts", "anchor")
 
 
 def _without(row: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:

@@ -249,7 +249,10 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  scope {choice['chosen']!r}: {choice['reason']}")
     for number, citation in enumerate(response["citations"], start=1):
         heading = " > ".join(citation["headingPath"])
-        print(f"  [{number}] {citation['path']}:{citation['startLine']} ({heading})")
+        path, page, anchor = citation["path"], citation.get("page"), citation.get("anchor")
+        where = (f"{path}, page {page}" if page else f"{path}#{anchor}" if anchor
+                 else f"{path}:{citation['startLine']}")  # fmt: skip
+        print(f"  [{number}] {where} ({heading})")
     return 0
 
 

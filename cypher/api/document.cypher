@@ -6,4 +6,6 @@ RETURN d.id AS id, d.scope AS scope, d.path AS path, d.title AS title, d.version
        d.contentHash AS contentHash, d.updated AS updated, d.validUntil AS validUntil,
        d.supersededBy AS supersededBy, d.ingestedAt AS ingestedAt,
        d.embeddingStatus AS embeddingStatus, coalesce(d.status, 'active') AS status,
+       coalesce(d.mediaType, 'text/markdown') AS mediaType, d.originalHash AS originalHash,
+       d.originalSize AS originalSize, d.pages AS pages,
        COUNT { (:Paragraph {documentId: d.id}) } AS paragraphs

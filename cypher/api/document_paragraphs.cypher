@@ -5,9 +5,11 @@
 // once as a map and dropped when its id is gone, so no row ever carries null properties.
 MATCH (p:Paragraph {documentId: $id})
 WITH p {.id, .ordinal, .kind, .headingPath, .startOffset, .endOffset, .startLine, .endLine,
-        .text} AS p
+        .text, .pageFirst, .pageLast, .pageStarts, .anchor} AS p
 WHERE p.id IS NOT NULL
 RETURN p.id AS id, p.ordinal AS ordinal, p.kind AS kind, p.headingPath AS headingPath,
        p.startOffset AS startOffset, p.endOffset AS endOffset,
-       p.startLine AS startLine, p.endLine AS endLine, p.text AS text
+       p.startLine AS startLine, p.endLine AS endLine, p.text AS text,
+       p.pageFirst AS pageFirst, p.pageLast AS pageLast, p.pageStarts AS pageStarts,
+       p.anchor AS anchor
 ORDER BY p.ordinal

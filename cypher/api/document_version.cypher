@@ -5,4 +5,5 @@
 // :param version => 1
 MATCH (v:DocumentVersion {documentId: $id, version: $version})
 RETURN v.version AS version, v.contentHash AS contentHash, v.createdAt AS createdAt,
-       v.source AS source, v.structure AS structure
+       v.source AS source, v.structure AS structure,
+       coalesce(v.mediaType, 'text/markdown') AS mediaType

@@ -6,7 +6,9 @@
 // the driver). `analysis` is the paragraph's text analysis stored at ingest (bytes,
 // service/text/analysis.py): the conflict scan decodes it instead of extracting again.
 // `utf16Start` is the paragraph's start in UTF-16 code units, from which citations derive
-// their utf16Start/utf16End (null on a paragraph written before kgs stored it).
+// their utf16Start/utf16End (null on a paragraph written before kgs stored it). `pageFirst`,
+// `pageStarts` and `anchor` place a converted document's paragraph in its original (a PDF page,
+// an HTML anchor: ingest/origin.py); null for Markdown.
 // :param documentIds => ['d_...']
 UNWIND $documentIds AS documentId
 MATCH (d:Document {id: documentId})
@@ -15,7 +17,8 @@ WITH d, d.version AS version
 // once as a map and dropped when its id is gone, so no map ever carries null properties.
 MATCH (p:Paragraph {documentId: d.id})
 WITH d, version, p {paragraphId: p.id, .kind, .text, .ordinal, .headingPath, .startOffset,
-                    .endOffset, .utf16Start, .startLine, .endLine, .analysis} AS p
+                    .endOffset, .utf16Start, .startLine, .endLine, .analysis, .pageFirst,
+                    .pageStarts, .anchor} AS p
 WHERE p.paragraphId IS NOT NULL
 WITH d, version, p
 ORDER BY p.ordinal

@@ -4,10 +4,14 @@
 // answer path uses covers DocumentVersion.
 // :param documentId => 'd_...'
 // :param version => 2
+// `original` is the original file's bytes of a converted document (PDF, HTML, Word, plain
+// text; null for Markdown, whose source is the original).
 MATCH (d:Document {id: $documentId})
 CREATE (d)-[:HAS_VERSION]->(:DocumentVersion {
   documentId: d.id, scope: d.scope, path: d.path, version: $version,
   contentHash: $contentHash, source: $sourceText, structure: $structure,
   paragraphs: $paragraphs, headings: $headings,
+  mediaType: $mediaType, originalHash: $originalHash, originalSize: $originalSize,
+  original: $original,
   createdAt: toString(datetime()), createdAtMs: timestamp()
 })

@@ -104,6 +104,9 @@ class EvidenceSentence(msgspec.Struct, frozen=True, kw_only=True):
     # Inside a whole procedure's fragment: the step it belongs to (1-based; 0 before the first
     # step, the prerequisites); None elsewhere.
     procedure_step: int | None = None
+    # Where a converted document printed it: the PDF page, the HTML anchor (ingest/origin.py).
+    page: int | None = None
+    anchor: str | None = None
 
 
 def evidence_sentences(
@@ -127,6 +130,14 @@ def evidence_sentences(
                 seen.add(key)
                 pool.append(msgspec.structs.replace(sentence, order=len(pool)))
     return tuple(pool)
+
+
+def sentence_page(page_first: int | None, page_starts: list[int] | None, offset: int) -> int | None:
+    """The PDF page a sentence `offset` characters into its paragraph was printed on:
+    `pageStarts` holds where each later page begins inside the paragraph (ingest/origin.py)."""
+    if page_first is None:
+        return None
+    return page_first + bisect.bisect_right(page_starts or [], offset)
 
 
 def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
@@ -196,6 +207,8 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
                 step=int(step_match.group(1)) if step_match else None,
                 procedure_step=bisect.bisect_right(fragment.step_starts, absolute[0])
                 if fragment.step_starts else None,
+                page=sentence_page(row.get("pageFirst"), row.get("pageStarts"), lo),
+                anchor=row.get("anchor"),
             )
         )
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 from typing import Annotated
+from urllib.parse import quote
 
 import anyio
 import msgspec
@@ -28,7 +29,7 @@ from service.api.documents import (
     stored_version,
     upload_result,
 )
-from service.api.errors import v1_problems
+from service.api.errors import not_found, v1_problems
 from service.api.state import AppResources
 
 __all__ = ["DocumentVersionController"]
@@ -86,16 +87,31 @@ class DocumentVersionController(Controller):
         grant: Grant,
         document_id: str,
         version: Annotated[int | None, VERSION] = None,
-    ) -> Response[str]:
-        """The exact text of a version (the head's by default): what its offsets index."""
+        original: Annotated[bool, Parameter(
+            description="the file as it was uploaded or ingested (a PDF, HTML or Word file), "
+            "not the Markdown text it was converted to; for Markdown, the same text")] = False,
+    ) -> Response[str | bytes]:
+        """The exact text of a version (the head's by default): what its offsets index; with
+        `original=true`, the original file of a converted document."""
         graph = resources.request_graph()
         meta = readable_document(graph, grant, document_id)
         head = int(meta["version"] or 0)
+        headers = {"ETag": etag(head), "X-Document-Version": str(version or head)}
+        if original:
+            rows = graph.read("api/document_original", id=document_id, version=version or head)
+            if not rows:
+                raise not_found(f"version {version or head} of the document")
+            row = rows[0]
+            name = str(row["path"]).rsplit("/", 1)[-1]
+            disposition = f"inline; filename*=UTF-8''{quote(name)}"
+            if row["original"] is not None:
+                return Response(bytes(row["original"]), media_type=str(row["mediaType"]),
+                                headers={**headers, "Content-Disposition": disposition})
+            return Response(str(row["source"]), media_type="text/markdown; charset=utf-8",
+                            headers={**headers, "Content-Disposition": disposition})
         stored = stored_version(graph, document_id, version or head)
         return Response(
-            str(stored["source"]),
-            media_type="text/markdown; charset=utf-8",
-            headers={"ETag": etag(head), "X-Document-Version": str(version or head)},
+            str(stored["source"]), media_type="text/markdown; charset=utf-8", headers=headers
         )
 
     @post("/withdraw", guards=[requires_write], status_code=200,

@@ -26,8 +26,11 @@ from litestar.enums import RequestEncodingType
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, Parameter
 
+from ingest.convert import SUPPORTED_EXTENSIONS, converter_for
+from ingest.convert.base import ConversionError
+from ingest.convert.text import MarkdownConverter
 from ingest.lifecycle import purge
-from ingest.pipeline import IngestReport, ingest_file_text
+from ingest.pipeline import SNIFF_BYTES, IngestReport, ingest_file_text
 from ingest.units import document_id
 from ingest.versions import ACTIVE, WITHDRAWN, HeadChanged, decode_structure, parse_if_match
 from service.api.auth import Grant, requires_write
@@ -48,13 +51,12 @@ __all__ = [
     "upload_result",
 ]
 
-MARKDOWN_SUFFIX = ".md"  # what ingestion reads (discover: *.md)
 MAX_PATH_CHARS = 255
 MAX_PATH_DEPTH = 8
-# Media types a Markdown file arrives with from curl, browsers and HTTP libraries.
-_MARKDOWN_TYPES = frozenset(
-    {"text/markdown", "text/x-markdown", "text/plain", "application/octet-stream", ""}
-)
+# Media types files arrive with from curl, browsers and HTTP libraries: the content decides the
+# format (ingest/convert sniffs it), so a generic or textual type is never refused.
+_GENERIC_TYPES = frozenset({"application/octet-stream", "text/plain", ""})
+_OTHER_NAMES = {"text/markdown": "text/x-markdown", "text/html": "application/xhtml+xml"}
 _SEGMENT = re.compile(r"^[\w][\w .\-]*$")
 _DOCUMENT_ID = re.compile(r"^d_[0-9a-f]{8,64}$")
 MAX_VERSION = 2**31 - 1  # a larger number could never be a version (and overflows a query)
@@ -89,6 +91,9 @@ class Heading(msgspec.Struct, kw_only=True, rename="camel"):
     start_line: int | None = None
     end_line: int | None = None
     parent_id: str | None = None
+    page_first: int | None = None  # a PDF's page (docs/formats.md)
+    page_last: int | None = None
+    anchor: str | None = None  # an HTML page's element id
 
 
 class Paragraph(msgspec.Struct, kw_only=True, rename="camel"):
@@ -101,6 +106,12 @@ class Paragraph(msgspec.Struct, kw_only=True, rename="camel"):
     start_line: int
     end_line: int
     text: str
+    # Where a converted document held it (docs/formats.md): the PDF pages it was printed on, the
+    # offsets inside `text` where each page after the first begins, the HTML anchor before it.
+    page_first: int | None = None
+    page_last: int | None = None
+    page_starts: list[int] | None = None
+    anchor: str | None = None
 
 
 class Document(DocumentSummary, kw_only=True, rename="camel"):
@@ -109,6 +120,12 @@ class Document(DocumentSummary, kw_only=True, rename="camel"):
     valid_until: str | None = None
     superseded_by: str | None = None
     embedding_status: str | None = None
+    # The original file: Markdown, or a converted PDF, HTML, Word or text file, whose bytes
+    # GET .../source?original=true returns.
+    media_type: str = "text/markdown"
+    original_hash: str | None = None  # sha256 of the original file
+    original_size: int | None = None  # bytes
+    pages: int | None = None  # a PDF's page count
     headings: list[Heading] = msgspec.field(default_factory=list)
     paragraphs: list[Paragraph] = msgspec.field(default_factory=list)
 
@@ -221,16 +238,15 @@ class DocumentController(Controller):
         scope = readable_scope(grant, data.scope)
         name = data.path if data.path is not None else (data.file.filename or "")
         content_type = (data.file.content_type or "").split(";")[0].strip().lower()
-        if data.path is None and not name.lower().endswith(MARKDOWN_SUFFIX):
-            raise problem(415, f"only Markdown files ({MARKDOWN_SUFFIX}) can be uploaded")
-        if content_type not in _MARKDOWN_TYPES:
-            raise problem(415, f"unsupported media type {content_type!r}: upload Markdown text")
+        if data.path is None and not _supported(name):
+            raise problem(415, f"unsupported file type {name[-40:]!r}: upload one of "
+                          f"{', '.join(SUPPORTED_EXTENSIONS)}")  # fmt: skip
         relative = _checked_path(name)
         raw = await data.file.read()
         limit = resources.settings.ingest.max_file_bytes
         if len(raw) > limit:
             raise problem(413, f"the document is larger than {limit} bytes")
-        _check_text(raw)
+        _check_format(relative, content_type, raw)
         result = await ingest_text(resources, scope, relative, raw, parse_if_match(if_match))
         return Response(
             result,
@@ -331,20 +347,37 @@ def _checked_path(name: str) -> str:
         or len(name) > MAX_PATH_CHARS
         or len(parts) > MAX_PATH_DEPTH
         or not all(_SEGMENT.match(part) for part in parts)
-        or not name.endswith(MARKDOWN_SUFFIX)
+        or not _supported(name)
     ):
         raise bad_request(
             f"invalid path {name[:80]!r}: segments of letters, digits, ' ', '.', '_', '-' "
-            f"separated by '/', not starting with '.', ending in {MARKDOWN_SUFFIX}, "
-            f"at most {MAX_PATH_DEPTH} deep and {MAX_PATH_CHARS} characters"
+            f"separated by '/', not starting with '.', ending in one of "
+            f"{', '.join(SUPPORTED_EXTENSIONS)}, at most {MAX_PATH_DEPTH} deep and "
+            f"{MAX_PATH_CHARS} characters"
         )
     return name
 
 
-def _check_text(raw: bytes) -> None:
-    if b"\x00" in raw:
-        raise problem(415, "binary content (NUL bytes): upload Markdown text")
+def _supported(name: str) -> bool:
+    return name.lower().endswith(SUPPORTED_EXTENSIONS)
+
+
+def _check_format(name: str, content_type: str, raw: bytes) -> None:
+    """415 for content that is not what its name says (a PDF named .docx, binary Markdown);
+    what a format's converter refuses later (encrypted, scanned, corrupt) is a 422."""
     try:
-        raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise problem(415, f"not valid UTF-8 at byte {error.start}: upload UTF-8 text") from None
+        converter = converter_for(name, raw[:SNIFF_BYTES])
+    except ConversionError as error:
+        raise problem(415, error.reason) from None
+    named = (converter.media_type, _OTHER_NAMES.get(converter.media_type))
+    if content_type not in _GENERIC_TYPES and content_type not in named:
+        raise problem(415, f"media type {content_type!r} does not match the file "
+                      f"({converter.media_type})")  # fmt: skip
+    if name.lower().endswith(MarkdownConverter.extensions):
+        if b"\x00" in raw:
+            raise problem(415, "binary content (NUL bytes): upload Markdown text")
+        try:
+            raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise problem(415, f"not valid UTF-8 at byte {error.start}: upload UTF-8 text"
+                          ) from None  # fmt: skip

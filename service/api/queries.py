@@ -77,6 +77,11 @@ class Citation(msgspec.Struct, kw_only=True, rename="camel"):
     # paragraph ingested before kgs stored them (the next `kgs ingest` rewrites it).
     utf16_start: int | None = None
     utf16_end: int | None = None
+    # Where a converted document (PDF, HTML, Word) holds the quote: the PDF page it was printed
+    # on, the HTML anchor nearest before it; null for Markdown (docs/formats.md).
+    page: int | None = None
+    anchor: str | None = None
+    place: str = ""  # "manual.pdf, page 12", "faq.html#reset", "guide.md, line 14"
 
 
 class QueryResponse(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):

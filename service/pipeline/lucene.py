@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from service.scope import scope_key
 
-__all__ = ["lucene_clauses", "lucene_query"]
+__all__ = ["fuzzy_query", "lucene_clauses", "lucene_query"]
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 
@@ -22,6 +22,11 @@ _LUCENE_OPERATOR = re.compile(r"\b(AND|OR|NOT)\b")
 def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> str:
     """The scope is required; terms and phrases are optional clauses, all escaped."""
     return f"+scopeKey:{scope_key(scope)} +({lucene_clauses(terms, phrases) or '*:*'})"
+
+
+def fuzzy_query(scope: str, terms: Sequence[str]) -> str:
+    """The scope required, and each term as a fuzzy clause: words one edit away match it."""
+    return f"+scopeKey:{scope_key(scope)} +({' '.join(f'{_escape(t)}~1' for t in terms)})"
 
 
 def lucene_clauses(terms: Sequence[str], phrases: Sequence[str]) -> str:

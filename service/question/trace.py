@@ -76,7 +76,22 @@ def citation(evidence: EvidenceSentence, scope: str) -> dict[str, Any]:
         "startLine": evidence.line,
         "endLine": evidence.end_line,
         "quote": evidence.quote,
+        # A converted document's place in its original: "manual.pdf, page 12", "faq.html#reset".
+        "page": evidence.page,
+        "anchor": evidence.anchor,
+        "place": place(evidence.path, evidence.line, evidence.page, evidence.anchor),
     }
+
+
+def place(path: str, line: int, page: int | None, anchor: str | None) -> str:
+    """Where a reader finds the quote in the file they have: "manual.pdf, page 12",
+    "faq.html#reset", or "guide.md, line 14" for a Markdown file."""
+    name = path.rsplit("/", 1)[-1]
+    if page is not None:
+        return f"{name}, page {page}"
+    if anchor:
+        return f"{name}#{anchor}"
+    return f"{name}, line {line}"
 
 
 def knowledge_points(retrieval: Retrieval, context: GraphContext) -> list[dict[str, Any]]:
@@ -95,6 +110,7 @@ def knowledge_points(retrieval: Retrieval, context: GraphContext) -> list[dict[s
 def retrieval_trace(retrieval: Retrieval) -> dict[str, Any]:
     return {
         "lucene": retrieval.lucene,
+        "spelling": [{"typed": t, "word": w} for t, w in retrieval.spelling],
         "vectorMode": retrieval.vector_mode,
         "names": [camel(n) for n in retrieval.names],
         "hits": [

@@ -36,7 +36,8 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     # The full retrieval (one per scope) runs only in this many of them, the best pre-ranked,
     # and the best of those answers. KGS_API_QUESTION_SCOPE_CANDIDATES.
     question_scope_candidates: int = 3
-    max_upload_bytes: int = 2_000_000  # the whole request body of an upload
+    # The whole request body of an upload: KGS_INGEST_MAX_FILE_BYTES and the form around it.
+    max_upload_bytes: int = 25_100_000
     max_page_size: int = 200  # documents per page
     max_neighbours: int = 200  # per knowledge point
     max_search_results: int = 50  # knowledge point search

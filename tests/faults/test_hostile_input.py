@@ -159,7 +159,7 @@ def test_cypher_injection_payloads_are_stored_literally(
     assert _snapshot(graph, sentinel) == before
 
 
-def _pathological(folder: Path, max_file_bytes: int) -> dict[str, bytes]:
+def _pathological(folder: Path, max_source_chars: int) -> dict[str, bytes]:
     nested = "".join("  " * depth + f"- level {depth}\n" for depth in range(400))
     quotes = "".join(">" * depth + f" quote {depth}\n" for depth in range(1, 400))
     table = "| " + " | ".join(f"c{c}" for c in range(12)) + " |\n"
@@ -171,7 +171,7 @@ def _pathological(folder: Path, max_file_bytes: int) -> dict[str, bytes]:
         "nested-quotes.md": ("# Quotes\n\n" + quotes).encode(),
         "huge-table.md": ("# Table\n\n" + table).encode(),
         "unclosed-fence.md": ("# Fence\n\n```python\n" + "x = 1\n" * 20_000).encode(),
-        "long-line.md": ("# Line\n\n" + "word " * ((max_file_bytes - 100) // 5)).encode(),
+        "long-line.md": ("# Line\n\n" + "word " * ((max_source_chars - 100) // 5)).encode(),
         "ten-megabytes.md": b"# Big\n\n" + b"a" * 10_000_000,
         "binary.md": bytes(range(256)) * 64,
         "invalid-utf8.md": b"# Bad\n\nvalid text then \xff\xfe\xc3 broken bytes\n",
@@ -183,7 +183,7 @@ def _pathological(folder: Path, max_file_bytes: int) -> dict[str, bytes]:
 
 # Runs the command and reports its peak RSS alone (this test process's other children, such as
 # the CLI tests' model-loading ingests, would otherwise count in RUSAGE_CHILDREN).
-_MEASURED = (
+MEASURED = (
     "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
     "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss; "
     "print(f'peak_rss_kib={peak}', file=sys.stderr); sys.exit(code)"
@@ -200,11 +200,11 @@ def test_pathological_markdown_is_rejected_or_bounded(
     folder = tmp_path / scope
     folder.mkdir()
     limits = settings.ingest
-    files = _pathological(folder, limits.max_file_bytes)
+    files = _pathological(folder, limits.max_source_chars)
     env = {**cli_env, "KGS_EMBEDDINGS": "off"}
     kgs = str(Path(sys.executable).parent / "kgs")
     run = subprocess.run(
-        [sys.executable, "-c", _MEASURED, kgs, "ingest", str(tmp_path), "--no-progress"],
+        [sys.executable, "-c", MEASURED, kgs, "ingest", str(tmp_path), "--no-progress"],
         env=env, capture_output=True, text=True, timeout=900, preexec_fn=_limit_cpu,
         cwd=project_root(),
     )  # fmt: skip
@@ -213,7 +213,7 @@ def test_pathological_markdown_is_rejected_or_bounded(
     assert run.returncode == 0, run.stderr[-2000:]
     assert peak_kib <= MAX_PATHOLOGICAL_RSS_KIB
     rejected = {
-        "ten-megabytes.md": f"over the {limits.max_file_bytes}-byte limit",
+        "ten-megabytes.md": f"over the {limits.max_source_chars}-character limit",
         "binary.md": "binary content",
         "invalid-utf8.md": "not valid UTF-8",
     }

@@ -325,7 +325,8 @@ def test_bad_uploads_are_4xx_problems(client: TestClient[Any]) -> None:
     assert_problem(upload(client, "writer-a", A, "big.md", b"# Big\n\n" + b"x" * MAX_UPLOAD_BYTES),
                    413)  # fmt: skip
     assert_problem(upload(client, "writer-a", A, "logo.png", b"\x89PNG\r\n", "image/png"), 415)
-    assert_problem(upload(client, "writer-a", A, "notes.txt", text, "text/plain"), 415)
+    assert_problem(upload(client, "writer-a", A, "notes.rtf", text, "text/plain"), 415)
+    assert_problem(upload(client, "writer-a", A, "x.pdf", text, "application/pdf"), 415)
     assert_problem(upload(client, "writer-a", A, "x.md", text, "application/pdf"), 415)
     assert_problem(upload(client, "writer-a", A, "bad.md", b"# Bad\n\n\xff\xfe text\n"), 415)
     assert_problem(upload(client, "writer-a", A, "nul.md", b"# Nul\n\n\x00\x01\n"), 415)

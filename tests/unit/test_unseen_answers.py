@@ -10,6 +10,7 @@ from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import key_terms, plan_query
 from service.pipeline.procedure import find_procedure
+from service.pipeline.spelling import is_slip
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.language import foreign_to, language_of
@@ -162,3 +163,24 @@ def test_boilerplate_of_consistent_manuals_is_no_conflict() -> None:
         _passage("13.md", tray.format(300), "Loading paper in Tray 1"),
     ]
     assert len(scan_conflicts(edited).conflicts) == 1  # one section, two values: a conflict
+
+
+@pytest.mark.parametrize(
+    ("typed", "word", "slip"),
+    [
+        ("decsale", "descale", True),  # neighbours swapped
+        ("mlik", "milk", True),
+        ("gest", "guest", True),  # a letter dropped
+        ("brurs", "burrs", True),
+        ("rtor", "rotor", True),
+        ("lit", "lid", False),  # a substituted letter: another real word
+        ("cold", "bold", False),
+        ("descale", "descale", False),  # the same word is no slip
+        ("dscle", "descale", False),  # two letters dropped
+        ("sedcale", "descale", False),  # letters swapped that are not neighbours
+    ],
+)
+def test_only_a_swap_of_neighbours_or_a_dropped_letter_is_a_slip(
+    typed: str, word: str, slip: bool
+) -> None:
+    assert is_slip(typed, word) is slip

@@ -10,6 +10,7 @@ const LABELS = {
     graph: "Graph window", excluded: "Excluded candidates", cypher: "Cypher",
     recent: "Recent answers", openBrowser: "Open Neo4j Browser", statusFilter: "Status",
     copy: "Copy for Browser", copied: "Copied", budget: "Budget",
+    upload: "Add documents", send: "Upload",
     fields: {
       status: "Answer status", scope: "Scope", evidence: "Evidence", degradation: "Degradation",
       citations: "Citations", graph: "Graph", recovered: "Recovered", replayId: "Replay id",
@@ -38,6 +39,7 @@ const LABELS = {
     excluded: "排除的候选", cypher: "Cypher", recent: "最近的回答",
     openBrowser: "打开 Neo4j Browser", statusFilter: "状态", copy: "复制到 Browser",
     copied: "已复制", budget: "预算",
+    upload: "添加文档", send: "上传",
     fields: {
       status: "回答状态", scope: "范围", evidence: "证据", degradation: "降级",
       citations: "引用数", graph: "图", recovered: "已恢复", replayId: "重放 ID",
@@ -119,7 +121,7 @@ function renderStatus(response) {
 function renderCitations(response) {
   $("source").hidden = true;
   $("citations").replaceChildren(...(response.citations || []).map((c, i) => el("li", {},
-    el("button", { type: "button", class: "citation", "data-index": String(i), text: `${c.path} ${c.startLine}: ${c.quote}`, onclick: () => openCitation(c) }))));
+    el("button", { type: "button", class: "citation", "data-index": String(i), text: `${c.place || `${c.path} ${c.startLine}`}: ${c.quote}`, onclick: () => openCitation(c) }))));
 }
 
 async function openCitation(citation) {
@@ -250,6 +252,28 @@ async function loadRecent(event) {
   } catch (error) { showError(error); }
 }
 
+// Each file is its own POST /v1/documents into the scope field's scope, so one refused file
+// (encrypted PDF, wrong extension) does not stop the others; each line says what happened.
+async function upload(event) {
+  event.preventDefault();
+  const key = $("key").value.trim();
+  const lines = [];
+  for (const file of $("upload-files").files) {
+    const form = new FormData();
+    form.append("scope", $("scope").value);
+    form.append("file", file, file.name);
+    const response = await fetch("/v1/documents", { method: "POST", body: form, headers: key ? { "X-API-Key": key } : {} });
+    const body = await response.json();
+    const errors = (body.errors || []).map((e) => e.message).join("; ");
+    const warnings = (body.warnings || []).map((w) => w.message).join("; ");
+    const text = response.ok
+      ? `${file.name}: ${body.status}, version ${body.version}, ${body.paragraphs} paragraphs${warnings ? " (" + warnings + ")" : ""}`
+      : `${file.name}: ${body.detail || body.title}${errors ? ": " + errors : ""}`;
+    lines.push(el("li", { class: response.ok ? "uploaded" : "refused", text }));
+    $("uploads").replaceChildren(...lines);
+  }
+}
+
 async function openRecord(traceId) {
   try {
     const stored = await api(`/v1/traces/${traceId}`);
@@ -266,6 +290,7 @@ function init() {
   $("browser-url").addEventListener("input", link); link();
   $("ask-form").addEventListener("submit", ask);
   $("recent-form").addEventListener("submit", loadRecent);
+  $("upload-form").addEventListener("submit", (event) => upload(event).catch(showError));
   $("lang").addEventListener("change", () => { if (state.response) show(state.response); });
   relabel();
 }
