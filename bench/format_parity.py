@@ -581,13 +581,16 @@ class DocParity(msgspec.Struct, kw_only=True):
     paragraphs: list[Para]
     equal: list[bool]  # per paragraph: heading path equals its Markdown match's
     matched: list[Para | None]
+    overlap: list[float]  # per paragraph: word-set Jaccard with its Markdown match
 
 
 def document_parity(paragraphs: list[Para], reference: Sequence[Para]) -> DocParity:
     matched = [best_match(p, reference) for p in paragraphs]
     equal = [m is not None and m.heading_path == p.heading_path
              for p, m in zip(paragraphs, matched, strict=True)]  # fmt: skip
-    return DocParity(paragraphs=paragraphs, equal=equal, matched=matched)
+    overlap = [0.0 if m is None else jaccard(p.words, m.words)
+               for p, m in zip(paragraphs, matched, strict=True)]  # fmt: skip
+    return DocParity(paragraphs=paragraphs, equal=equal, matched=matched, overlap=overlap)
 
 
 def cited_paragraph(doc: DocParity, citation: Mapping[str, Any]) -> int | None:
@@ -609,20 +612,24 @@ def heading_parity(
     md_scope, scope, ext = scope_of(fs.name, "md"), scope_of(fs.name, fmt), EXTENSION[fmt]
     docs: dict[str, DocParity] = {}
     examples: list[dict[str, Any]] = []
-    counts = {"paragraphs_md": 0, "paragraphs": 0, "documents_missing": 0}
+    counts = {"paragraphs_md": 0, "paragraphs": 0, "documents_missing": 0, "documents_empty": 0}
     for stem in sorted(fs.files):
         reference = read_paragraphs(graph, f"{md_scope}/{stem}.md")
         own = read_paragraphs(graph, f"{scope}/{stem}{ext}")
         counts["paragraphs_md"] += len(reference)
         counts["paragraphs"] += len(own)
-        counts["documents_missing"] += not own
+        counts["documents_missing"] += bool(reference) and not own  # paragraphs lost
+        counts["documents_empty"] += not reference  # a heading alone: no paragraph in md either
         docs[stem] = doc = document_parity(own, reference)
         examples += _mismatches(f"{stem}{ext}", doc)[: max(0, EXAMPLES_KEPT - len(examples))]
     equal = sum(sum(d.equal) for d in docs.values())
+    same_words = sum(sum(o == 1.0 for o in d.overlap) for d in docs.values())
     cited = cited_parity(docs, citations, scope)
+    total = counts["paragraphs"]
     return {
         **counts, "paragraphs_equal": equal,
-        "share_equal": round(equal / counts["paragraphs"], 4) if counts["paragraphs"] else None,
+        "share_equal": round(equal / total, 4) if total else None,
+        "share_same_words": round(same_words / total, 4) if total else None,
         **cited, "examples": examples,
     }  # fmt: skip
 
@@ -669,7 +676,8 @@ def parity_line(scope: str, parity: Mapping[str, Any]) -> str:
 
     low = (parity["cited_share_equal"] or 0) < HEADING_PARITY_GOAL
     return (f"{scope:<26} paragraphs {parity['paragraphs']:6d} (md {parity['paragraphs_md']:6d}, "
-            f"{parity['documents_missing']} docs missing)  heading path equal "
+            f"{parity['documents_missing']} docs lost)  same words "
+            f"{share(parity['share_same_words'])}  heading path equal "
             f"{share(parity['share_equal'])}  cited {share(parity['cited_share_equal'])} "
             f"of {parity['citations'] - parity['citations_unplaced']} "
             f"({parity['cited_paragraphs']} distinct: "

@@ -164,6 +164,8 @@ class QueryPlan(msgspec.Struct, frozen=True, kw_only=True):
     reasons: tuple[str, ...]  # which cue decided intent and depth
     # The kind of value the question asks for (service/text/answer_types.py); None: no type.
     answer_type: AnswerType | None = None
+    # (typed, scope word): typing slips corrected in `query` and `terms` (spelling.py).
+    spelling: tuple[tuple[str, str], ...] = ()
 
 
 def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:

@@ -39,7 +39,6 @@ from service.pipeline.lucene import lucene_query
 from service.pipeline.name_cache import cached_names, forget_names
 from service.pipeline.names import NameMatch, match_names, name_query
 from service.pipeline.plan import QueryPlan
-from service.pipeline.spelling import corrections
 from service.settings import PipelineSettings
 from service.text.spans import best_span, citation_id, relevant_segments
 
@@ -100,8 +99,6 @@ class Retrieval(msgspec.Struct, frozen=True, kw_only=True):
     # "exact": BM25 with the scope's statistics computed by the service (small scopes, and large
     # ones until their own index is ONLINE); "scope_index": the scope's own Lucene index.
     fulltext_mode: str = "none"
-    # (typed, scope word): typing slips corrected before the channels ran (spelling.py).
-    spelling: tuple[tuple[str, str], ...] = ()
 
 
 def fuse(rankings: Mapping[str, Sequence[str]], k: int) -> list[tuple[str, float, dict[str, int]]]:
@@ -230,9 +227,6 @@ def retrieve_spans(
     `space`: the model that made `query_vector` (service/embedding_space.py)."""
     size = scope_size(graph, plan.scope, settings, space)
     indexed = indexed_scope(size, settings)
-    slips = corrections(graph, plan.scope, plan.terms, min_chars=settings.spelling_min_chars,
-                        paragraphs=settings.spelling_paragraphs)  # fmt: skip
-    plan = msgspec.structs.replace(plan, terms=(*plan.terms, *(w for _, w in slips)))
     read: ScopeChannels | None = None
     cache = cached_names(graph, plan.scope, settings) if indexed else None
     if cache is not None:
@@ -324,7 +318,6 @@ def retrieve_spans(
         lucene=lucene,
         vector_mode=vector_mode,
         fulltext_mode=fulltext_mode,
-        spelling=slips,
     )
 
 

@@ -110,7 +110,6 @@ def knowledge_points(retrieval: Retrieval, context: GraphContext) -> list[dict[s
 def retrieval_trace(retrieval: Retrieval) -> dict[str, Any]:
     return {
         "lucene": retrieval.lucene,
-        "spelling": [{"typed": t, "word": w} for t, w in retrieval.spelling],
         "vectorMode": retrieval.vector_mode,
         "names": [camel(n) for n in retrieval.names],
         "hits": [

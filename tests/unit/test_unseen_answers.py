@@ -177,6 +177,7 @@ def test_boilerplate_of_consistent_manuals_is_no_conflict() -> None:
         ("cold", "bold", False),
         ("descale", "descale", False),  # the same word is no slip
         ("dscle", "descale", False),  # two letters dropped
+        ("control", "controls", False),  # another form of the word, not a slip
         ("sedcale", "descale", False),  # letters swapped that are not neighbours
     ],
 )
