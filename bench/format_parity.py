@@ -3,7 +3,12 @@ as its own scope, must answer alike.
 
     .venv/bin/python bench/format_parity.py [--eval-dir ../shared/eval] [--sets clapnq,s10]
         [--formats md,html,docx,pdf-chromium,pdf-libreoffice] [--skip-build] [--skip-ingest]
-        [--build-only] [--max-files N] [--limit N]
+        [--build-only] [--max-files N] [--force] [--infilter FILTER] [--reuse-answers] [--limit N]
+
+--build-only builds the files and stops (--max-files N: only the first N of each set, for a quick
+check); --force rebuilds the --formats files even when unchanged, so that a converter change is
+measured (the new bytes make ingest convert them anew); --reuse-answers scores the outcomes and
+citations of the last run again, without asking.
 
 What it measures: the acceptance check of the converters (ingest/convert/). For every format,
 R@1, R@5 and answer F1 must lie within 0.02 of the Markdown scope's, and the heading path of at
@@ -78,6 +83,7 @@ OUTCOMES = OUT / "format-parity"
 TOP_K = 10
 TOLERANCE = 0.02
 HEADING_PARITY_GOAL = 0.95
+WORD_COVERAGE_GOAL = 0.9  # a document keeping fewer of the Markdown words is reported short
 SETS = ("clapnq", "s10")
 FORMATS = ("md", "html", "docx", "pdf-chromium", "pdf-libreoffice")  # each after its source
 EXTENSION = {"md": ".md", "html": ".html", "docx": ".docx", "pdf-chromium": ".pdf",
@@ -93,7 +99,7 @@ PDF_MARGIN = {"top": "1cm", "right": "1cm", "bottom": "1cm", "left": "1cm"}
 DOCX_HEADING_STYLE = re.compile(rb'w:pStyle w:val="Heading ?\d"')
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n+", re.DOTALL)
 EXAMPLES_KEPT = 8
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits: "r_" and an escaped "r\_" alike
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
 
 
@@ -336,10 +342,11 @@ def docx_heading_share(folder: Path, stems: Iterable[str]) -> tuple[int, int, li
 
 
 def build_format(
-    fs: FormatSet, fmt: str, manifest: dict[str, dict[str, str]], infilter: str | None
-) -> BuildResult:
+    fs: FormatSet, fmt: str, manifest: dict[str, dict[str, str]], infilter: str | None,
+    force: bool = False,
+) -> BuildResult:  # fmt: skip
     started = time.perf_counter()
-    stale = stale_stems(fs, fmt, manifest)
+    stale = sorted(fs.files) if force else stale_stems(fs, fmt, manifest)
     builders: dict[str, Callable[[], list[str]]] = {
         "md": lambda: write_text_files(fs, "md", stale),
         "html": lambda: write_text_files(fs, "html", stale),
@@ -381,9 +388,11 @@ def build_line(scope: str, result: BuildResult, removed: int) -> str:
 
 
 def build_all(
-    sets: Sequence[FormatSet], formats: Sequence[str], prune: bool, infilter: str | None
-) -> dict[str, dict[str, Any]]:
-    """Every wanted format and the formats it is made from, in dependency order."""
+    sets: Sequence[FormatSet], formats: Sequence[str], prune: bool, infilter: str | None,
+    force: bool = False,
+) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Every wanted format and the formats it is made from, in dependency order; `force`
+    rebuilds the wanted formats (not their sources) whatever the manifest says."""
     needed = set(formats)
     for fmt in formats:
         while fmt in SOURCE:
@@ -394,7 +403,7 @@ def build_all(
     try:
         for fs in sets:
             for fmt in (f for f in FORMATS if f in needed):
-                result = build_format(fs, fmt, manifest, infilter)
+                result = build_format(fs, fmt, manifest, infilter, force and fmt in formats)
                 removed = remove_unwanted(fs, fmt) if prune else 0
                 print(build_line(scope_of(fs.name, fmt), result, removed), flush=True)
                 for warning in result.warnings:
@@ -481,6 +490,16 @@ def ask_all(
     return outcomes, citations
 
 
+def saved_answers(scope: str) -> tuple[list[Outcome], list[list[dict[str, Any]]]]:
+    """The outcomes and citations an earlier run wrote (--reuse-answers)."""
+    decoder = msgspec.json.Decoder(Outcome)
+    with (OUTCOMES / f"{scope}.jsonl").open(encoding="utf-8") as lines:
+        outcomes = [decoder.decode(line) for line in lines if line.strip()]
+    with (OUTCOMES / f"{scope}.citations.jsonl").open(encoding="utf-8") as lines:
+        citations = [json.loads(line) for line in lines if line.strip()]
+    return outcomes, citations
+
+
 # --- the quality table ----------------------------------------------------------------------
 
 COLUMNS = ("R@1", "R@5", "F1", "refused", "BA")
@@ -514,7 +533,7 @@ def quality_table(
     table: dict[str, Any] = {}
     breaches: list[str] = []
     reference = {part: figures_of(o) for part, o in halves(by_format.get("md", [])).items()}
-    lines = [f"{'':<34} " + " ".join(f"{c:>7}" for c in COLUMNS) + "   "
+    lines = [f"{'':<36} " + " ".join(f"{c:>7}" for c in COLUMNS) + "   "
              + " ".join(f"{'d' + c:>7}" for c in COMPARED)]  # fmt: skip
     for fmt, outcomes in by_format.items():
         for part, chosen in halves(outcomes).items():
@@ -536,7 +555,7 @@ def _table_line(
 
     shown = " ".join(f(figures[c]) for c in COLUMNS)
     moved = " ".join(f(delta.get(c), signed=True) for c in COMPARED)
-    return f"{label:<34} {shown}   {moved}" + (f"  !! {','.join(flags)}" if flags else "")
+    return f"{label:<36} {shown}   {moved}" + (f"  !! {','.join(flags)}" if flags else "")
 
 
 # --- heading-path parity --------------------------------------------------------------------
@@ -572,6 +591,11 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def best_match(paragraph: Para, reference: Sequence[Para]) -> Para | None:
+    """The reference paragraph sharing the most words; one without words (a lone "/") matches
+    the first of the same text."""
+    if not paragraph.words:
+        text = paragraph.text.strip()
+        return next((r for r in reference if not r.words and r.text.strip() == text), None)
     scored = [(jaccard(paragraph.words, r.words), -i, r) for i, r in enumerate(reference)]
     best = max(scored, key=lambda s: (s[0], s[1]), default=None)
     return best[2] if best and best[0] > 0 else None
@@ -588,7 +612,7 @@ def document_parity(paragraphs: list[Para], reference: Sequence[Para]) -> DocPar
     matched = [best_match(p, reference) for p in paragraphs]
     equal = [m is not None and m.heading_path == p.heading_path
              for p, m in zip(paragraphs, matched, strict=True)]  # fmt: skip
-    overlap = [0.0 if m is None else jaccard(p.words, m.words)
+    overlap = [0.0 if m is None else 1.0 if not p.words else jaccard(p.words, m.words)
                for p, m in zip(paragraphs, matched, strict=True)]  # fmt: skip
     return DocParity(paragraphs=paragraphs, equal=equal, matched=matched, overlap=overlap)
 
@@ -613,6 +637,7 @@ def heading_parity(
     docs: dict[str, DocParity] = {}
     examples: list[dict[str, Any]] = []
     counts = {"paragraphs_md": 0, "paragraphs": 0, "documents_missing": 0, "documents_empty": 0}
+    short: list[tuple[float, str]] = []
     for stem in sorted(fs.files):
         reference = read_paragraphs(graph, f"{md_scope}/{stem}.md")
         own = read_paragraphs(graph, f"{scope}/{stem}{ext}")
@@ -621,6 +646,9 @@ def heading_parity(
         counts["documents_missing"] += bool(reference) and not own  # paragraphs lost
         counts["documents_empty"] += not reference  # a heading alone: no paragraph in md either
         docs[stem] = doc = document_parity(own, reference)
+        kept = word_coverage(own, reference)
+        if kept < WORD_COVERAGE_GOAL:
+            short.append((kept, f"{stem}{ext}"))
         examples += _mismatches(f"{stem}{ext}", doc)[: max(0, EXAMPLES_KEPT - len(examples))]
     equal = sum(sum(d.equal) for d in docs.values())
     same_words = sum(sum(o == 1.0 for o in d.overlap) for d in docs.values())
@@ -631,7 +659,19 @@ def heading_parity(
         "share_equal": round(equal / total, 4) if total else None,
         "share_same_words": round(same_words / total, 4) if total else None,
         **cited, "examples": examples,
+        "documents_short": len(short),
+        "documents_short_examples": [
+            {"file": name, "words_kept": round(kept, 3)}
+            for kept, name in sorted(short)[:EXAMPLES_KEPT]
+        ],
     }  # fmt: skip
+
+
+def word_coverage(own: Sequence[Para], reference: Sequence[Para]) -> float:
+    """The share of the Markdown document's distinct words found in the format's document."""
+    expected = frozenset().union(*(r.words for r in reference))
+    found = frozenset().union(*(p.words for p in own))
+    return len(expected & found) / len(expected) if expected else 1.0
 
 
 def cited_parity(
@@ -676,7 +716,8 @@ def parity_line(scope: str, parity: Mapping[str, Any]) -> str:
 
     low = (parity["cited_share_equal"] or 0) < HEADING_PARITY_GOAL
     return (f"{scope:<26} paragraphs {parity['paragraphs']:6d} (md {parity['paragraphs_md']:6d}, "
-            f"{parity['documents_missing']} docs lost)  same words "
+            f"{parity['documents_missing']} docs lost, {parity['documents_short']} short)  "
+            f"same words "
             f"{share(parity['share_same_words'])}  heading path equal "
             f"{share(parity['share_equal'])}  cited {share(parity['cited_share_equal'])} "
             f"of {parity['citations'] - parity['citations_unplaced']} "
@@ -694,6 +735,7 @@ def evaluate(
 ) -> None:  # fmt: skip
     settings = Settings.from_env()
     embedder = SentenceTransformerEmbedder(settings.embedding)
+    embedder.embed(["warm up"])  # load the model now, not inside the first scope's ingest time
     with graph_session(settings) as graph:
         for fs in sets:
             by_format: dict[str, list[Outcome]] = {}
@@ -703,7 +745,10 @@ def evaluate(
                     results["ingest"][scope_of(fs.name, fmt)] = ingest_scope(
                         graph, embedder, settings, fs.name, fmt
                     )
-                by_format[fmt], citations[fmt] = ask_all(graph, embedder, fs, fmt, args.limit)
+                by_format[fmt], citations[fmt] = (
+                    saved_answers(scope_of(fs.name, fmt)) if args.reuse_answers
+                    else ask_all(graph, embedder, fs, fmt, args.limit)
+                )  # fmt: skip
             table, lines = quality_table(fs.name, by_format)
             n = len(by_format[formats[0]]) if formats else 0
             print(f"\n{fs.name}: {n} questions, {len(fs.files)} files per format")
@@ -714,6 +759,9 @@ def evaluate(
                 parity = heading_parity(graph, fs, fmt, citations[fmt])
                 results["heading_parity"][scope_of(fs.name, fmt)] = parity
                 print(parity_line(scope_of(fs.name, fmt), parity), flush=True)
+                for short in parity["documents_short_examples"][:3]:
+                    print(f"  short: {short['file']} keeps {short['words_kept']:.3f} of the "
+                          "Markdown words", flush=True)  # fmt: skip
             print()
             save_results(results)
 
@@ -733,6 +781,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-build", action="store_true", help="use the files already built")
     parser.add_argument("--skip-ingest", action="store_true", help="ask the scopes as they are")
     parser.add_argument("--build-only", action="store_true", help="build the files and stop")
+    parser.add_argument(
+        "--force", action="store_true",
+        help="rebuild the --formats files even when unchanged (new bytes: ingest converts anew)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--reuse-answers", action="store_true",
+        help="score the outcomes and citations of the last run instead of asking again",
+    )  # fmt: skip
     parser.add_argument("--max-files", type=int, help="build only the first N files of each set")
     parser.add_argument("--limit", type=int, help="only the first N questions of each set")
     parser.add_argument(
@@ -757,7 +813,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in ("build", "ingest", "quality", "heading_parity"):
         results.setdefault(key, {})
     if not args.skip_build:
-        results["build"].update(build_all(sets, formats, not args.max_files, args.infilter))
+        results["build"].update(
+            build_all(sets, formats, not args.max_files, args.infilter, args.force)
+        )
         save_results(results)
     if args.build_only:
         return 0

@@ -319,8 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             questions = public.questions[: args.limit] if args.limit else public.questions
             ask: Ask = (
                 http_asker(args.url, None) if args.url
-                else lambda q, scope, k: answer_question(graph, embedder, q, scope=scope or "",
-                                                         top_k=k)
+                else lambda q, scope, k: answer_question(
+                    graph, embedder, q, scope=scope or "", top_k=k, settings=settings.pipeline,
+                    answer_settings=settings.answer, conflict_settings=settings.conflicts)
             )  # fmt: skip
             if public.name == "kb":  # each question in its own scope (the id's first part)
                 ask = _own_scopes(ask, {q.question: (q.id or "").split(":")[0] for q in questions})

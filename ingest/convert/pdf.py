@@ -28,6 +28,7 @@ apart become a pipe table, cells placed by their left edges.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 import re
 import statistics
@@ -101,6 +102,7 @@ _NUMBERED_SINGLE = re.compile(r"^\d{1,2}\s+[A-ZÀ-Þ]")  # "2 Installation", not
 _BULLET = re.compile(r"^(?:[•◦▪▫‣⁃●○■□∙·\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0a8]\s*|[-–—*]\s+)(?=\S)")
 _NUMBER = re.compile(r"^(?:\(?(\d{1,3})[.)])\s+(?=\S)")
 _STEP = re.compile(r"^step\s+(\d{1,3})\b", re.IGNORECASE)
+_MONO_SIZE_SPREAD = 0.25  # a code span's font size within a quarter of the prose's
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _NORMAL = re.compile(r"[\W_]+")
 
@@ -615,9 +617,12 @@ def _merge_row(row: list[_Line]) -> _Line:
         return row[0]
     main = max(row, key=lambda line: len(line.text))
     marker = _list_marker(row[0].text + " x")  # a bullet apart from its text is no cell
+    # Fragments drawn over one another are runs of one line (glyphs of a fallback font), and
+    # a bullet apart from its text is no cell either: only fragments side by side are cells.
+    overlapping = any(b.x0 < a.x1 for a, b in itertools.pairwise(row))
     cells = (
         ()
-        if marker is not None and marker.rest == "x"
+        if overlapping or (marker is not None and marker.rest == "x")
         else tuple((line.x0, line.text) for line in row)
     )
     return _Line(
@@ -715,7 +720,8 @@ def _cell_continued(row: _Line, line: _Line) -> _Line | None:
     for index, (x, text) in enumerate(row.cells):
         if abs(x - line.x0) <= _SAME_ROW * line.height:
             cells = (*row.cells[:index], (x, _join([text, line.text])), *row.cells[index + 1 :])
-            return msgspec.structs.replace(row, cells=cells, y0=min(row.y0, line.y0))
+            return msgspec.structs.replace(row, cells=cells, y0=min(row.y0, line.y0),
+                                           text=" ".join(cell for _, cell in cells))  # fmt: skip
     return None
 
 
@@ -733,7 +739,9 @@ def _same_block(
         return False
     if prev.cells:  # table rows: header rows are often bold, rows have padding
         return -_SAME_ROW * height <= gap <= _TABLE_ROW_GAP * height
-    if marks.get(id(prev)) != marks.get(id(line)) or not _same_style(prev, line):
+    if marks.get(id(prev)) != marks.get(id(line)):
+        return False
+    if not _same_style(prev, line) and not _inline_code(block, line):
         return False
     if not -_SAME_ROW * height <= gap <= _PARAGRAPH_GAP * height:
         return False
@@ -747,6 +755,19 @@ def _same_block(
     if body and not item and line.x0 > prev.x0 + _INDENT * height:
         return False  # a first-line indent starts a paragraph
     return not (ends and prev.x1 < short)  # a short line that ends a sentence ends a paragraph
+
+
+def _inline_code(block: list[_Line], line: _Line) -> bool:
+    """A monospaced line inside a sentence of a prose paragraph (a code span that fills a
+    line), or the prose line after it: both stay in the paragraph. A code block starts after a
+    sentence or a colon, and a block of code lines never takes a prose line."""
+    prev = block[-1]
+    # Browsers set monospaced text smaller than prose (13 px against 16 by default).
+    if prev.bold != line.bold or abs(prev.size - line.size) > _MONO_SIZE_SPREAD * prev.size:
+        return False
+    if line.mono and not prev.mono:
+        return not _SENTENCE_END.search(prev.text) and not prev.text.rstrip().endswith(":")
+    return prev.mono and not line.mono and not all(other.mono for other in block)
 
 
 def _same_style(a: _Line, b: _Line) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from service.scope import scope_key
 
-__all__ = ["fuzzy_query", "lucene_clauses", "lucene_query"]
+__all__ = ["lucene_clauses", "lucene_query", "near_words_query"]
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 
@@ -24,9 +24,11 @@ def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> st
     return f"+scopeKey:{scope_key(scope)} +({lucene_clauses(terms, phrases) or '*:*'})"
 
 
-def fuzzy_query(scope: str, terms: Sequence[str]) -> str:
-    """The scope required, and each term as a fuzzy clause: words one edit away match it."""
-    return f"+scopeKey:{scope_key(scope)} +({' '.join(f'{_escape(t)}~1' for t in terms)})"
+def near_words_query(scope: str, terms: Sequence[str], stems: Sequence[str]) -> str:
+    """The scope required; each term as a fuzzy clause (words one edit away match it) and each
+    stem as a prefix clause (the word's other forms match it)."""
+    clauses = [f"{_escape(t)}~1" for t in terms] + [f"{_escape(s)}*" for s in stems]
+    return f"+scopeKey:{scope_key(scope)} +({' '.join(dict.fromkeys(clauses))})"
 
 
 def lucene_clauses(terms: Sequence[str], phrases: Sequence[str]) -> str:

@@ -164,8 +164,11 @@ class QueryPlan(msgspec.Struct, frozen=True, kw_only=True):
     reasons: tuple[str, ...]  # which cue decided intent and depth
     # The kind of value the question asks for (service/text/answer_types.py); None: no type.
     answer_type: AnswerType | None = None
-    # (typed, scope word): typing slips corrected in `query` and `terms` (spelling.py).
+    # (typed, scope word): typing slips corrected in `query` and `terms` (scope_words.py).
     spelling: tuple[tuple[str, str], ...] = ()
+    # The scope's other forms of the terms' words ("balancing" for "balance"): optional
+    # full-text clauses only (scope_words.py).
+    forms: tuple[str, ...] = ()
 
 
 def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:

@@ -331,7 +331,7 @@ def _expanded(
         a for kp in kps if kp["id"] in named for a in (kp["aliases"] or [])
     ]
     expansion_terms = [t for e in expansions for t in re.findall(r"\w+", e.lower()) if e.isascii()]
-    terms = [*plan.terms, *expansion_terms]
+    terms = [*plan.terms, *plan.forms, *expansion_terms]
     return expansions, terms, lucene_query(plan.scope, terms, expansions)
 
 

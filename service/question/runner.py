@@ -53,7 +53,7 @@ from service.pipeline.context_pack import (
 from service.pipeline.graph_context import GraphContext, build_graph_context
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Hit, Retrieval, retrieve_spans
-from service.pipeline.spelling import corrected_plan
+from service.pipeline.scope_words import plan_in_scope_words
 from service.question import trace
 from service.settings import (
     AnswerSettings,
@@ -195,7 +195,7 @@ def answer_question(
         plan = plan_query(query, scope, depth)
         lap("plan")
         embedding = embed_in_background(embedder, plan.query) if embedder is not None else None
-        corrected = corrected_plan(run, plan, settings)
+        corrected = plan_in_scope_words(run, plan, settings)
         if corrected is not plan and embedder is not None:  # embed what the user meant
             embedding = embed_in_background(embedder, corrected.query)
         plan = corrected

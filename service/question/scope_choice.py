@@ -56,7 +56,7 @@ from service.embedding_space import DEFAULT_SPACE, EmbeddingSpace, bind_embedder
 from service.pipeline.lucene import lucene_query
 from service.pipeline.plan import Depth, QueryPlan, plan_query
 from service.pipeline.retrieval import Retrieval, retrieve_spans
-from service.pipeline.spelling import corrected_plan
+from service.pipeline.scope_words import plan_in_scope_words
 from service.question.runner import (
     QueryEmbedder,
     QuestionError,
@@ -184,7 +184,7 @@ def answer_best_scope(
     mark = time.perf_counter()
     # Slips are corrected per scope (each against its own words); the question's embedding,
     # one for every scope, stays as typed.
-    plans = {scope: corrected_plan(run, plan_query(query, scope, depth), settings)
+    plans = {scope: plan_in_scope_words(run, plan_query(query, scope, depth), settings)
              for scope in pre.retrieve}  # fmt: skip
     retrievals = {
         scope: retrieve_spans(run, plans[scope], embedding, settings, top_k=top_k, space=space)

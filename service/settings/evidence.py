@@ -16,10 +16,11 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Limits of one question's evidence path; every one has a unit in its name."""
 
     retrieval_candidates: int = 40  # per channel (full-text, vector) before fusion
-    # Typing slips (service/pipeline/spelling.py): terms this long or longer are checked against
-    # the words of this many paragraphs near them; 0 paragraphs turns the check off.
-    spelling_min_chars: int = 4
-    spelling_paragraphs: Annotated[int, ZERO_ALLOWED] = 200
+    # The question's terms in the scope's words (service/pipeline/scope_words.py): typing slips
+    # and other forms of terms this long or longer, read off the words of this many paragraphs
+    # near them; 0 paragraphs turns it off.
+    scope_words_min_chars: int = 4
+    scope_words_paragraphs: Annotated[int, ZERO_ALLOWED] = 200
     fusion: str = "score"  # "score": weighted min-max score fusion; "rrf": reciprocal rank fusion
     rrf_k: int = 60  # reciprocal rank fusion constant
     vector_weight: float = 0.6  # score fusion weights of the channels (see retrieval.py)

@@ -10,7 +10,7 @@ from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import key_terms, plan_query
 from service.pipeline.procedure import find_procedure
-from service.pipeline.spelling import is_slip
+from service.pipeline.scope_words import is_slip
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.language import foreign_to, language_of

@@ -1,0 +1,106 @@
+"""A long PDF through `kgs ingest`, timed as a user meets it: the acceptance of docs/formats.md
+asks that a 300-page PDF ingest in under two minutes on a 2-core host.
+
+    .venv/bin/python bench/pdf_ingest.py [--pages 300] [--eval-dir ../shared/eval]
+
+The PDF is printed by headless Chromium (Playwright with Debian's /usr/bin/chromium) from one
+HTML manual made of ClapNQ passages (Apache-2.0; Wikipedia text CC BY-SA): a title per
+article as a section heading, its passages as paragraphs, until the print has the asked number
+of pages. It is written under the git-ignored bench/out/pdf-ingest/<scope>/, then ingested
+with real embeddings by `kgs ingest` in a subprocess, whose wall time and peak RSS are printed
+with pages/s and paragraphs/s. Conversion alone is timed too (in this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from retrieval_quality import read_jsonl
+
+from ingest.convert import ConvertLimits, converter_for
+from service.settings import project_root
+
+OUT = project_root() / "bench" / "out" / "pdf-ingest"
+SCOPE = "bench-pdf-ingest"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+PASSAGES_PER_PAGE = 2.2  # ClapNQ passages average about 150 words: two and a bit per A4 page
+
+
+def manual_html(eval_dir: Path, passages: int) -> str:
+    rows = read_jsonl(eval_dir / "clapnq" / "derived" / "dev_corpus.jsonl")
+    by_title: dict[str, list[str]] = {}
+    for row in rows:
+        by_title.setdefault(row["title"], []).append(row["text"])
+    body: list[str] = ["<h1>A long manual of ClapNQ passages</h1>"]
+    count = 0
+    while count < passages:  # the corpus again, numbered, when more pages are asked for
+        for number, (title, texts) in enumerate(by_title.items(), start=1):
+            body.append(f"<h2>{count // 500 + 1}.{number} {html.escape(title)}</h2>")
+            body.extend(f"<p>{html.escape(t)}</p>" for t in texts)
+            count += len(texts)
+            if count >= passages:
+                break
+    return ('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Long manual'
+            "</title></head><body>" + "\n".join(body) + "</body></html>")  # fmt: skip
+
+
+def print_pdf(markup: str, target: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.set_content(markup)
+        page.pdf(path=str(target), format="A4", margin={"top": "2cm", "bottom": "2cm",
+                                                        "left": "2cm", "right": "2cm"})  # fmt: skip
+        browser.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=300)
+    parser.add_argument("--eval-dir", default=str(project_root().parent / "shared" / "eval"))
+    args = parser.parse_args()
+    folder = OUT / SCOPE
+    folder.mkdir(parents=True, exist_ok=True)
+    pdf = folder / "long-manual.pdf"
+    started = time.perf_counter()
+    print_pdf(manual_html(Path(args.eval_dir), int(args.pages * PASSAGES_PER_PAGE)), pdf)
+    print(f"printed {pdf.name} ({pdf.stat().st_size:,} bytes) in "
+          f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+    data = pdf.read_bytes()
+    started = time.perf_counter()
+    converted = converter_for(pdf.name, data[:4096]).convert(data, pdf.name, ConvertLimits())
+    convert_s = time.perf_counter() - started
+    pages = converted.pages or 0
+    print(f"conversion alone: {pages} pages in {convert_s:.1f} s ({pages / convert_s:.1f} pages/s)")
+    kgs = str(Path(sys.executable).parent / "kgs")
+    started = time.perf_counter()
+    run = subprocess.run([kgs, "ingest", str(folder), "--no-progress"], capture_output=True,
+                         text=True, check=False)  # fmt: skip
+    wall = time.perf_counter() - started
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(run.stdout, run.stderr[-2000:] if run.returncode else "", sep="")
+    written = next((int(line.split()[2].rstrip(",")) for line in run.stdout.splitlines()
+                    if line.startswith("paragraphs written")), 0)  # fmt: skip
+    figures = {
+        "pages": pages, "paragraphs": written, "ingest_s": round(wall, 1),
+        "pages_per_s": round(pages / wall, 2), "paragraphs_per_s": round(written / wall, 1),
+        "convert_s": round(convert_s, 1), "peak_rss_mib": round(peak_mib),
+    }  # fmt: skip
+    print(json.dumps(figures, indent=1))
+    (OUT / "pdf_ingest.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    return run.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

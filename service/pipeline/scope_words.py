@@ -1,0 +1,107 @@
+"""The question's terms in the scope's own words: typing slips corrected, other forms found.
+
+A user who types "decsale" or "brurs" means a word the pages hold ("descale", "burrs"), and one
+who asks how to "balance" the rotor means the section on "Balancing a load". kgs's full-text
+channels match whole tokens: a misspelt term finds nothing, and a term in another form of its
+word misses the paragraphs that use that form. Before retrieval, one read asks the shared
+full-text index for paragraphs of the scope with words near the question's terms (a fuzzy
+clause, `term~1`) or sharing their stem (a prefix clause on the Snowball English stem), and:
+
+- a term the scope does not hold becomes the scope word it is a typing slip of. Only the two
+  slips people make most are taken: two neighbouring letters swapped ("decsale" -> "descale")
+  and one letter dropped inside the word ("gest" -> "guest"; not at its end: "control" and
+  "controls" are two forms of one word). A substituted letter is not: it turns real words into
+  other real words ("lid" and "lit", "cold" and "bold"). A slip is replaced everywhere the plan
+  carries it (the question's text and its key terms); a term the scope holds is never touched.
+- the scope's words with a term's stem ("balancing" for "balance") join the full-text query as
+  optional clauses (`QueryPlan.forms`); the key terms, which coverage checks read, stay as
+  asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import msgspec
+import snowballstemmer
+
+from service.pipeline.lucene import near_words_query
+from service.pipeline.plan import QueryPlan
+
+if TYPE_CHECKING:
+    from service.db.graph import Graph
+    from service.settings import PipelineSettings
+
+__all__ = ["ScopeWords", "is_slip", "plan_in_scope_words", "scope_words", "stem"]
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+class ScopeWords(msgspec.Struct, frozen=True):
+    slips: tuple[tuple[str, str], ...]  # (typed, scope word)
+    forms: tuple[str, ...]  # the scope's other forms of the terms' words
+
+
+def stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word.lower()))
+
+
+def plan_in_scope_words(graph: Graph, plan: QueryPlan, settings: PipelineSettings) -> QueryPlan:
+    """The plan with its slips corrected in the question text and the key terms, so every later
+    stage (retrieval, the question's embedding, answerability, procedures) reads the word the
+    user meant, and with the scope's other forms of its terms; the plan itself when neither."""
+    words = scope_words(graph, plan.scope, plan.terms, min_chars=settings.scope_words_min_chars,
+                        paragraphs=settings.scope_words_paragraphs)  # fmt: skip
+    if not words.slips and not words.forms:
+        return plan
+    query, terms = plan.query, list(plan.terms)
+    for typed, word in words.slips:
+        query = re.sub(rf"\b{re.escape(typed)}\b", word, query, flags=re.IGNORECASE)
+        terms = [word if t.lower() == typed else t for t in terms]
+    return msgspec.structs.replace(
+        plan, query=query, terms=tuple(dict.fromkeys(terms)), spelling=words.slips,
+        forms=words.forms,
+        reasons=(*plan.reasons, *(f"spelling: {t} -> {w}" for t, w in words.slips)),
+    )  # fmt: skip
+
+
+def is_slip(typed: str, word: str) -> bool:
+    """`typed` is `word` with two neighbouring letters swapped or one letter dropped before its
+    last (a last letter more is an inflection: "control" is not a slip of "controls")."""
+    if len(word) == len(typed) + 1:
+        return any(word[:i] + word[i + 1 :] == typed for i in range(len(word) - 1))
+    if len(word) != len(typed) or word == typed:
+        return False
+    diff = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+    return (len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == word[diff[1]]
+            and typed[diff[1]] == word[diff[0]])  # fmt: skip
+
+
+def scope_words(
+    graph: Graph, scope: str, terms: Sequence[str], *, min_chars: int, paragraphs: int
+) -> ScopeWords:
+    """Among the words of the `paragraphs` best matches of the terms' fuzzy and stem clauses:
+    for each term the scope does not hold, the most frequent word it is a slip of; and every
+    word sharing a term's stem (the term's own form aside)."""
+    asked = [t for t in dict.fromkeys(t.lower() for t in terms)
+             if len(t) >= min_chars and t.isascii() and t.isalpha()]  # fmt: skip
+    if not asked or paragraphs <= 0:
+        return ScopeWords(slips=(), forms=())
+    stems = {t: stem(t) for t in asked}
+    rows = graph.read("retrieval/scope_words", scope=scope, limit=paragraphs,
+                      lucene=near_words_query(scope, asked, list(stems.values())))  # fmt: skip
+    words: Counter[str] = Counter(w for row in rows for w in str(row["tokens"]).split())
+    slips = []
+    for term in asked:
+        if term in words:
+            continue
+        near = [w for w in words if is_slip(term, w)]
+        if near:
+            slips.append((term, max(near, key=lambda w: (words[w], w))))
+    wanted = set(stems.values()) | {stem(w) for _, w in slips}
+    known = set(asked) | {w for _, w in slips}
+    forms = sorted(w for w in words if w not in known and w.isalpha() and stem(w) in wanted)
+    return ScopeWords(slips=tuple(slips), forms=tuple(forms))
