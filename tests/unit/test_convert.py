@@ -20,6 +20,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from ingest.convert import SUPPORTED_EXTENSIONS, converter_for
+from ingest.convert import pdf as pdf_layout
 from ingest.convert.base import ConversionError, Converted, ConvertLimits, Location
 from ingest.convert.docx import DocxConverter
 from ingest.convert.html import HtmlConverter
@@ -628,3 +629,35 @@ def test_supported_extensions() -> None:
         ".pdf",
     }
     assert isinstance(converter_for("README.MD", b"# Title\n"), MarkdownConverter)
+
+
+def _pdf_line(
+    text: str, y0: float, x0: float, x1: float, *, mono: bool = False
+) -> pdf_layout._Line:
+    return pdf_layout._Line(text, 1, x0, y0, x1, y0 + 11, 12.0, False, mono)
+
+
+def test_pdf_runs_drawn_over_a_line_stay_in_its_paragraph() -> None:
+    """Glyphs of a fallback font are drawn as runs over the line that holds them: one line,
+    not table cells that swallow the lines below (which lost a paragraph's text once)."""
+    row = [_pdf_line("Mauna Kea ( / m n / ) , is a dormant", 745, 56, 531),
+           _pdf_line("ˌ ɔː ə", 746, 128, 199), _pdf_line("ˈ ɐ ə", 746, 379, 449)]  # fmt: skip
+    merged = pdf_layout._merge_row(row)
+    assert merged.cells == ()
+    below = [_pdf_line("volcano on the island of Hawaii . Standing", 731, 56, 552),
+             _pdf_line("years ago and is now dormant .", 717, 56, 261)]  # fmt: skip
+    metrics = pdf_layout._Metrics(body_size=12.0, body_height=11.0)
+    blocks = pdf_layout._blocks([merged, *below], {}, metrics)
+    text = " ".join(line.text for block in blocks for line in block.lines)
+    assert "volcano on the island" in text and "now dormant" in text
+
+
+def test_a_pdf_code_span_filling_a_line_stays_in_its_sentence() -> None:
+    lines = [_pdf_line("the name comes from two terms , and", 745, 56, 540),
+             _pdf_line("such as Segeda and Segontia , cf", 731, 56, 540, mono=True),
+             _pdf_line("German Sieg or Dutch zege .", 717, 56, 300)]  # fmt: skip
+    metrics = pdf_layout._Metrics(body_size=12.0, body_height=11.0)
+    assert len(pdf_layout._blocks(lines, {}, metrics)) == 1
+    code = [_pdf_line("The display shows these codes:", 745, 56, 300),
+            _pdf_line("E1  flow sensor blocked", 731, 56, 300, mono=True)]  # fmt: skip
+    assert len(pdf_layout._blocks(code, {}, metrics)) == 2
