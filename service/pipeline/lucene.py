@@ -24,10 +24,15 @@ def lucene_query(scope: str, terms: Sequence[str], phrases: Sequence[str]) -> st
     return f"+scopeKey:{scope_key(scope)} +({lucene_clauses(terms, phrases) or '*:*'})"
 
 
+_EXACT_BOOST = 4
+
+
 def near_words_query(scope: str, terms: Sequence[str], stems: Sequence[str]) -> str:
-    """The scope required; each term as a fuzzy clause (words one edit away match it) and each
-    stem as a prefix clause (the word's other forms match it)."""
-    clauses = [f"{_escape(t)}~1" for t in terms] + [f"{_escape(s)}*" for s in stems]
+    """The scope required; each term as itself (boosted, so paragraphs holding it come first
+    and show that the scope holds it), as a fuzzy clause (words one edit away match it), and
+    each stem as a prefix clause (the word's other forms match it)."""
+    clauses = [f"{_escape(t)}^{_EXACT_BOOST} {_escape(t)}~1" for t in terms]
+    clauses += [f"{_escape(s)}*" for s in stems]
     return f"+scopeKey:{scope_key(scope)} +({' '.join(dict.fromkeys(clauses))})"
 
 

@@ -11,11 +11,14 @@ clause, `term~1`) or sharing their stem (a prefix clause on the Snowball English
   slips people make most are taken: two neighbouring letters swapped ("decsale" -> "descale")
   and one letter dropped inside the word ("gest" -> "guest"; not at its end: "control" and
   "controls" are two forms of one word). A substituted letter is not: it turns real words into
-  other real words ("lid" and "lit", "cold" and "bold"). A slip is replaced everywhere the plan
-  carries it (the question's text and its key terms); a term the scope holds is never touched.
-- the scope's words with a term's stem ("balancing" for "balance") join the full-text query as
-  optional clauses (`QueryPlan.forms`); the key terms, which coverage checks read, stay as
-  asked.
+  other real words ("lid" and "lit", "cold" and "bold"). Nor is a common English word ever a
+  slip ("planes" where the pages say "planets": service/text/vocabulary.py). A slip is replaced
+  everywhere the plan carries it (the question's text and its key terms); a term the scope
+  holds is never touched.
+- a term the scope does not hold as asked gains the scope's words with its stem ("balancing"
+  for "balance"): they join the full-text query as optional clauses (`QueryPlan.forms`); the
+  key terms, which coverage checks read, stay as asked. A term the scope holds gains none:
+  each form is a clause of its own, which would weigh the word twice.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import snowballstemmer
 
 from service.pipeline.lucene import near_words_query
 from service.pipeline.plan import QueryPlan
+from service.text.vocabulary import english_words
 
 if TYPE_CHECKING:
     from service.db.graph import Graph
@@ -96,12 +100,14 @@ def scope_words(
     words: Counter[str] = Counter(w for row in rows for w in str(row["tokens"]).split())
     slips = []
     for term in asked:
-        if term in words:
+        if term in words or term in english_words():  # held, or a real word: not a slip
             continue
         near = [w for w in words if is_slip(term, w)]
         if near:
             slips.append((term, max(near, key=lambda w: (words[w], w))))
-    wanted = set(stems.values()) | {stem(w) for _, w in slips}
+    # Only a word the scope does not hold as asked gains its other forms: another clause for a
+    # word the pages do hold would only weigh it twice.
+    missing = {stems[t] for t in asked if t not in words} | {stem(w) for _, w in slips}
     known = set(asked) | {w for _, w in slips}
-    forms = sorted(w for w in words if w not in known and w.isalpha() and stem(w) in wanted)
+    forms = sorted(w for w in words if w not in known and w.isalpha() and stem(w) in missing)
     return ScopeWords(slips=tuple(slips), forms=tuple(forms))

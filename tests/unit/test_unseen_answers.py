@@ -14,6 +14,7 @@ from service.pipeline.scope_words import is_slip
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.language import foreign_to, language_of
+from service.text.vocabulary import english_words
 
 
 @pytest.mark.parametrize(
@@ -185,3 +186,8 @@ def test_only_a_swap_of_neighbours_or_a_dropped_letter_is_a_slip(
     typed: str, word: str, slip: bool
 ) -> None:
     assert is_slip(typed, word) is slip
+
+
+def test_a_common_english_word_is_never_taken_for_a_slip() -> None:
+    assert "planes" in english_words() and "balance" in english_words()
+    assert not {"decsale", "brurs", "mlik", "rtor", "battrey"} & english_words()
