@@ -6,9 +6,10 @@ as its own scope, must answer alike.
         [--build-only] [--max-files N] [--force] [--infilter FILTER] [--reuse-answers] [--limit N]
 
 --build-only builds the files and stops (--max-files N: only the first N of each set, for a quick
-check); --force rebuilds the --formats files even when unchanged, so that a converter change is
-measured (the new bytes make ingest convert them anew); --reuse-answers scores the outcomes and
-citations of the last run again, without asking.
+check); --force rebuilds the --formats files even when their Markdown is unchanged (to time a
+build, or after a Chromium or LibreOffice upgrade; a converter change needs no rebuild: ingest
+converts every file and rewrites the documents whose converted text changed); --reuse-answers
+scores the outcomes and citations of the last run again, without asking.
 
 What it measures: the acceptance check of the converters (ingest/convert/). For every format,
 R@1, R@5 and answer F1 must lie within 0.02 of the Markdown scope's, and the heading path of at
@@ -469,11 +470,15 @@ def recording(ask: Ask, citations: list[list[dict[str, Any]]]) -> Ask:
 
 
 def ask_all(
-    graph: Graph, embedder: SentenceTransformerEmbedder, fs: FormatSet, fmt: str,
-    limit: int | None,
+    graph: Graph, embedder: SentenceTransformerEmbedder, settings: Settings, fs: FormatSet,
+    fmt: str, limit: int | None,
 ) -> tuple[list[Outcome], list[list[dict[str, Any]]]]:  # fmt: skip
     def ask(question: str, scope: str | None, top_k: int) -> dict[str, Any]:
-        return answer_question(graph, embedder, question, scope=scope or "", top_k=top_k)
+        return answer_question(
+            graph, embedder, question, scope=scope or "", top_k=top_k,
+            settings=settings.pipeline, answer_settings=settings.answer,
+            conflict_settings=settings.conflicts,
+        )  # fmt: skip
 
     citations: list[list[dict[str, Any]]] = []
     scope = scope_of(fs.name, fmt)
@@ -747,7 +752,7 @@ def evaluate(
                     )
                 by_format[fmt], citations[fmt] = (
                     saved_answers(scope_of(fs.name, fmt)) if args.reuse_answers
-                    else ask_all(graph, embedder, fs, fmt, args.limit)
+                    else ask_all(graph, embedder, settings, fs, fmt, args.limit)
                 )  # fmt: skip
             table, lines = quality_table(fs.name, by_format)
             n = len(by_format[formats[0]]) if formats else 0
@@ -783,7 +788,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--build-only", action="store_true", help="build the files and stop")
     parser.add_argument(
         "--force", action="store_true",
-        help="rebuild the --formats files even when unchanged (new bytes: ingest converts anew)",
+        help="rebuild the --formats files even when their Markdown is unchanged",
     )  # fmt: skip
     parser.add_argument(
         "--reuse-answers", action="store_true",
