@@ -3,13 +3,15 @@ as its own scope, must answer alike.
 
     .venv/bin/python bench/format_parity.py [--eval-dir ../shared/eval] [--sets clapnq,s10]
         [--formats md,html,docx,pdf-chromium,pdf-libreoffice] [--skip-build] [--skip-ingest]
-        [--build-only] [--max-files N] [--force] [--infilter FILTER] [--reuse-answers] [--limit N]
+        [--build-only] [--max-files N] [--force] [--infilter FILTER] [--reuse-answers [FORMATS]]
+        [--limit N]
 
 --build-only builds the files and stops (--max-files N: only the first N of each set, for a quick
 check); --force rebuilds the --formats files even when their Markdown is unchanged (to time a
 build, or after a Chromium or LibreOffice upgrade; a converter change needs no rebuild: ingest
 converts every file and rewrites the documents whose converted text changed); --reuse-answers
-scores the outcomes and citations of the last run again, without asking.
+[md,...] scores the last run's outcomes and citations of those formats (all when none is named)
+again instead of asking, e.g. to finish a run that was cut short.
 
 What it measures: the acceptance check of the converters (ingest/convert/). For every format,
 R@1, R@5 and answer F1 must lie within 0.02 of the Markdown scope's, and the heading path of at
@@ -751,7 +753,7 @@ def evaluate(
                         graph, embedder, settings, fs.name, fmt
                     )
                 by_format[fmt], citations[fmt] = (
-                    saved_answers(scope_of(fs.name, fmt)) if args.reuse_answers
+                    saved_answers(scope_of(fs.name, fmt)) if fmt in args.reuse_answers
                     else ask_all(graph, embedder, settings, fs, fmt, args.limit)
                 )  # fmt: skip
             table, lines = quality_table(fs.name, by_format)
@@ -791,8 +793,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="rebuild the --formats files even when their Markdown is unchanged",
     )  # fmt: skip
     parser.add_argument(
-        "--reuse-answers", action="store_true",
-        help="score the outcomes and citations of the last run instead of asking again",
+        "--reuse-answers", nargs="?", const=",".join(FORMATS), default="", metavar="FORMATS",
+        help="score the last run's outcomes and citations of these formats (all when none is "
+        "named) instead of asking again",
     )  # fmt: skip
     parser.add_argument("--max-files", type=int, help="build only the first N files of each set")
     parser.add_argument("--limit", type=int, help="only the first N questions of each set")
@@ -800,10 +803,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--infilter", help='LibreOffice import filter for HTML, e.g. "HTML (StarWriter)"'
     )
     args = parser.parse_args(argv)
-    for option, known in (("sets", SETS), ("formats", FORMATS)):
+    for option, known in (("sets", SETS), ("formats", FORMATS), ("reuse_answers", FORMATS)):
         unknown = {v for v in getattr(args, option).split(",") if v} - set(known)
         if unknown:
             parser.error(f"unknown {option}: {', '.join(sorted(unknown))}")
+    args.reuse_answers = [f for f in args.reuse_answers.split(",") if f]
     return args
 
 
@@ -818,9 +822,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in ("build", "ingest", "quality", "heading_parity"):
         results.setdefault(key, {})
     if not args.skip_build:
-        results["build"].update(
-            build_all(sets, formats, not args.max_files, args.infilter, args.force)
-        )
+        built = build_all(sets, formats, not args.max_files, args.infilter, args.force)
+        for scope, result in built.items():  # a run that built nothing keeps the last timing
+            if result["built"] or scope not in results["build"]:
+                results["build"][scope] = result
         save_results(results)
     if args.build_only:
         return 0

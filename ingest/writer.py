@@ -242,22 +242,24 @@ def _public_headings(unit: DocumentUnit) -> list[dict[str, Any]]:
     """Headings as GET /v1/documents/{id} shows them (cypher/api/document_headings.cypher)."""
     fields = ("id", "ordinal", "level", "text", "headingPath", "startOffset", "endOffset",
               "startLine", "endLine", "parentId")  # fmt: skip
-    return [{**{f: h[f] for f in fields}, **_place(h)} for h in unit.headings]
+    return [{**{f: h[f] for f in fields}, **_place(h, _HEADING_PLACE)} for h in unit.headings]
 
 
 def _public_paragraphs(unit: DocumentUnit) -> list[dict[str, Any]]:
     """Paragraphs as GET /v1/documents/{id} shows them (cypher/api/document_paragraphs)."""
     fields = ("id", "ordinal", "kind", "headingPath", "startOffset", "endOffset", "startLine",
               "endLine", "text")  # fmt: skip
-    return [{**{f: p[f] for f in fields}, **_place(p)} for p in unit.paragraphs]
+    return [{**{f: p[f] for f in fields}, **_place(p, _PARAGRAPH_PLACE)} for p in unit.paragraphs]
 
 
-def _place(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A converted document's page and anchor fields (ingest/origin.py), when it has them."""
-    return {f: row[f] for f in _PLACE_FIELDS if row.get(f) is not None}
+def _place(row: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """A converted document's page and anchor fields (ingest/origin.py), null for Markdown:
+    the same keys the head's projection returns (cypher/api/document_*.cypher)."""
+    return {f: row.get(f) for f in fields}
 
 
-_PLACE_FIELDS = ("pageFirst", "pageLast", "pageStarts", "anchor")
+_HEADING_PLACE = ("pageFirst", "pageLast", "anchor")
+_PARAGRAPH_PLACE = ("pageFirst", "pageLast", "pageStarts", "anchor")
 
 
 def _without(row: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
