@@ -52,7 +52,8 @@ POLL_S = 0.02
 INGEST_TIMEOUT_S = 600  # bound on one ingest subprocess
 FEED_PAGE = 100
 PUBLIC_PARAGRAPH = ("id", "ordinal", "kind", "headingPath", "startOffset", "endOffset",
-                    "startLine", "endLine", "text")  # fmt: skip
+                    "startLine", "endLine", "text", "pageFirst", "pageLast", "pageStarts",
+                    "anchor")  # fmt: skip
 ORPHANS = """
 MATCH (n) WHERE (n:Paragraph OR n:Heading OR n:DocumentVersion)
   AND NOT EXISTS { MATCH (d:Document) WHERE d.id = n.documentId }
