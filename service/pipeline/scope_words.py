@@ -24,6 +24,7 @@ clause, `term~1`) or sharing their stem (a prefix clause on the Snowball English
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -41,7 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ScopeWords", "is_slip", "plan_in_scope_words", "scope_words", "stem"]
 
-_STEMMER = snowballstemmer.stemmer("english")
+# A Snowball stemmer keeps the word it works on in the object: one per thread, since the
+# answer pool's threads stem at the same time (a shared one raised IndexError under load).
+_STEMMERS = threading.local()
 
 
 class ScopeWords(msgspec.Struct, frozen=True):
@@ -50,7 +53,10 @@ class ScopeWords(msgspec.Struct, frozen=True):
 
 
 def stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word.lower()))
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word.lower()))
 
 
 def plan_in_scope_words(graph: Graph, plan: QueryPlan, settings: PipelineSettings) -> QueryPlan:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import key_terms, plan_query
 from service.pipeline.procedure import find_procedure
-from service.pipeline.scope_words import is_slip
+from service.pipeline.scope_words import is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.language import foreign_to, language_of
@@ -191,3 +192,11 @@ def test_only_a_swap_of_neighbours_or_a_dropped_letter_is_a_slip(
 def test_a_common_english_word_is_never_taken_for_a_slip() -> None:
     assert "planes" in english_words() and "balance" in english_words()
     assert not {"decsale", "brurs", "mlik", "rtor", "battrey"} & english_words()
+
+
+def test_stems_are_right_when_many_threads_stem_at_once() -> None:
+    words = ["balancing", "installation", "configuration", "descaling", "rotors"] * 400
+    expected = [stem(w) for w in words]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(5):
+            assert list(pool.map(stem, words)) == expected
