@@ -49,6 +49,7 @@ from ingest.convert.text import (
     render_code,
     render_table,
 )
+from service.text.vocabulary import english_words
 
 __all__ = ["PdfConverter"]
 
@@ -103,6 +104,11 @@ _BULLET = re.compile(r"^(?:[•◦▪▫‣⁃●○■□∙·\uf0b7\uf0a7\uf07
 _NUMBER = re.compile(r"^(?:\(?(\d{1,3})[.)])\s+(?=\S)")
 _STEP = re.compile(r"^step\s+(\d{1,3})\b", re.IGNORECASE)
 _MONO_SIZE_SPREAD = 0.25  # a code span's font size within a quarter of the prose's
+_LINE_END_HYPHENS = frozenset({"-", "\u2010", _SOFT})
+_DASHES = frozenset({"\u2013", "\u2014"})
+_WORD = re.compile(r"\w+(?:-\w+)*")
+_TAIL = re.compile(r"\w+$")  # the word before a line-end hyphen
+_HEAD = re.compile(r"^\w+")  # and the word after it
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _NORMAL = re.compile(r"[\W_]+")
 
@@ -308,10 +314,23 @@ class _FragmentBuilder:
             text = text[:-1].replace(_SOFT, "") + text[-1]  # only a final soft hyphen counts
             bold, mono = self._font_of(self._indices)
             x0, y0, x1, y1 = self._box
-            size = Counter(round(s, 1) for s in self._sizes).most_common(1)[0][0]
+            size = self._size_of()
             self._done.append(_Line(text, self._page, x0, y0, x1, y1, size, bold, mono))
         self._chars, self._indices, self._sizes = [], [], []
         self._space = False
+
+    def _size_of(self) -> float:
+        """The run's most common font size, its monospaced characters left out when it has
+        others: code spans inside a prose line are set smaller (13 px against 16 in Chromium)
+        and would otherwise make a line of prose look smaller than its neighbours."""
+        counts = Counter(round(size, 1) for size in self._sizes)
+        if len(counts) > 1:
+            first: dict[float, int] = {}
+            for index, size in zip(self._indices, self._sizes, strict=True):
+                first.setdefault(round(size, 1), index)
+            prose = {size: n for size, n in counts.items() if not self._font_sample(first[size])[1]}
+            counts = Counter(prose) or counts
+        return counts.most_common(1)[0][0]
 
     def _font_of(self, indices: list[int]) -> tuple[bool, bool]:
         """Bold and monospaced when the first, middle and last characters are: a bold word
@@ -377,10 +396,14 @@ class _Layout:
 
     def __init__(self, pages: list[_Page], outline: list[_Entry]) -> None:
         fragments = [line for page in pages for line in page.fragments]
+        # The body font is the prose's: a manual that is mostly code, set smaller in a
+        # monospaced font, would otherwise make its ordinary lines look like headings.
+        prose = [line for line in fragments if not line.mono] or fragments
         self._metrics = _Metrics(
-            body_size=_weighted_mode(fragments, lambda line: round(line.size, 1)),
-            body_height=_weighted_mode(fragments, lambda line: round(line.height, 1)),
+            body_size=_weighted_mode(prose, lambda line: round(line.size, 1)),
+            body_height=_weighted_mode(prose, lambda line: round(line.height, 1)),
         )
+        self._hyphens = _Hyphens(fragments)
         kept = _without_running_text(pages, self._metrics)
         self._columns = [column for page in kept for column in _reading_order(page, self._metrics)]
         self._marks = _match_outline(self._columns, outline)
@@ -389,13 +412,15 @@ class _Layout:
         blocks = [
             block
             for column in self._columns
-            for block in _blocks(column, self._marks, self._metrics)
+            for block in _blocks(column, self._marks, self._metrics, self._hyphens)
         ]
         styles = _HeadingStyles(self._metrics, blocks)
-        return _merge_continued([self._piece(block, styles) for block in blocks])
+        pieces = [self._piece(block, styles) for block in blocks]
+        return _merge_continued(pieces, self._hyphens)
 
     def _piece(self, block: _Block, styles: _HeadingStyles) -> _Piece:
-        text = _join(line.text for line in block.lines)
+        join = self._hyphens.join
+        text = join(line.text for line in block.lines)
         if self._marks:  # the outline names the headings
             mark = self._marks.get(id(block.lines[0]))
             if mark is not None:
@@ -408,7 +433,7 @@ class _Layout:
             return _Piece(kind="table", block=block, text=text)
         marker = _list_marker(block.lines[0].text)
         if marker is not None:
-            body = _join([marker.rest, *(line.text for line in block.lines[1:])])
+            body = join([marker.rest, *(line.text for line in block.lines[1:])])
             return _Piece(
                 kind="item",
                 block=block,
@@ -686,7 +711,7 @@ def _normal(text: str) -> str:
 
 
 def _blocks(
-    column: list[_Line], marks: dict[int, tuple[int, int]], metrics: _Metrics
+    column: list[_Line], marks: dict[int, tuple[int, int]], metrics: _Metrics, hyphens: _Hyphens
 ) -> list[_Block]:
     """Consecutive lines of a column that belong together (a paragraph, an item, a heading)."""
     if not column:
@@ -694,7 +719,7 @@ def _blocks(
     left, right = min(line.x0 for line in column), max(line.x1 for line in column)
     groups: list[list[_Line]] = [[column[0]]]
     for line in column[1:]:
-        wrapped = _cell_continued(groups[-1][-1], line)
+        wrapped = _cell_continued(groups[-1][-1], line, hyphens)
         if wrapped is not None:
             groups[-1][-1] = wrapped
         elif _same_block(groups[-1], line, marks, metrics, left + _SHORT_LINE * (right - left)):
@@ -710,7 +735,7 @@ def _blocks(
     return blocks
 
 
-def _cell_continued(row: _Line, line: _Line) -> _Line | None:
+def _cell_continued(row: _Line, line: _Line, hyphens: _Hyphens) -> _Line | None:
     """A table row with the next line of one of its cells (a wrapped cell) added to it."""
     if not row.cells or line.cells:
         return None
@@ -719,7 +744,11 @@ def _cell_continued(row: _Line, line: _Line) -> _Line | None:
         return None
     for index, (x, text) in enumerate(row.cells):
         if abs(x - line.x0) <= _SAME_ROW * line.height:
-            cells = (*row.cells[:index], (x, _join([text, line.text])), *row.cells[index + 1 :])
+            cells = (
+                *row.cells[:index],
+                (x, hyphens.join([text, line.text])),
+                *row.cells[index + 1 :],
+            )
             return msgspec.structs.replace(row, cells=cells, y0=min(row.y0, line.y0),
                                            text=" ".join(cell for _, cell in cells))  # fmt: skip
     return None
@@ -864,27 +893,53 @@ def _list_marker(text: str) -> _Marker | None:
     return None
 
 
-def _join(parts: Iterable[str]) -> str:
-    """Lines of one block as one line: end-of-line hyphenation undone ("installa-" + "tion"),
-    a hyphen kept when the next line starts in upper case ("Wi-" + "Fi")."""
-    out: list[str] = []
-    for part in parts:
-        part = part.strip()
-        if not part:
-            continue
-        last = out[-1] if out else ""
-        if not last:
-            out.append(part)
-        elif last.endswith(_SOFT):
-            out[-1] = last[:-1] + part
-        elif last[-1] in "-\u2010" and last[-2:-1].isalpha():
-            out[-1] = (last[:-1] if part[0].islower() else last) + part
-        else:
-            out.append(part)
-    return " ".join(out)
+class _Hyphens:
+    """Lines of a block joined into one, deciding each line-end hyphen from how the document
+    itself writes the word elsewhere ("reconfiguration" / "Bluetooth-enabled"), else from
+    English words: a hyphen that splits a word is dropped ("installa-" + "tion"), one between
+    two words whose joined form is no word is kept ("self-" + "cleaning", "Wi-" + "Fi").
+    PDFium marks both kinds alike (code 2), so its mark alone cannot tell."""
+
+    def __init__(self, lines: Iterable[_Line]) -> None:
+        texts = (line.text.replace(_SOFT, "-").casefold() for line in lines)
+        self._written = frozenset(word for text in texts for word in _WORD.findall(text))
+
+    def join(self, parts: Iterable[str]) -> str:
+        out: list[str] = []
+        for part in parts:
+            part = part.strip()
+            if not part:
+                continue
+            last = out[-1] if out else ""
+            if not last:
+                out.append(part)
+            elif last[-1] in _LINE_END_HYPHENS and last[-2:-1].isalpha():
+                hyphen = self._kept(_TAIL.search(last[:-1]), _HEAD.match(part))
+                out[-1] = last[:-1] + ("-" if hyphen else "") + part
+            elif last[-1] in _DASHES and not last[-2:-1].isspace():
+                out[-1] = last + part  # "(2016–" + "present)": an unspaced dash stays unspaced
+            else:
+                out.append(part)
+        return " ".join(out)
+
+    def _kept(self, left_match: re.Match[str] | None, right_match: re.Match[str] | None) -> bool:
+        if left_match is None or right_match is None:
+            return True
+        left, right = left_match.group(0), right_match.group(0)
+        joined, hyphenated = (left + right).casefold(), f"{left}-{right}".casefold()
+        if hyphenated in self._written:
+            return True
+        if joined in self._written:
+            return False
+        if right[0].isupper():
+            return True
+        words = english_words()
+        if joined in words:
+            return False
+        return right.casefold() in words and (left[0].isupper() or left.casefold() in words)
 
 
-def _merge_continued(pieces: list[_Piece]) -> list[_Piece]:
+def _merge_continued(pieces: list[_Piece], hyphens: _Hyphens) -> list[_Piece]:
     """A paragraph that goes on at the top of the next column or page joins the block it
     continues (no sentence end before the break, same font)."""
     merged: list[_Piece] = []
@@ -902,7 +957,7 @@ def _merge_continued(pieces: list[_Piece]) -> list[_Piece]:
                 before.block, lines=before.block.lines + piece.block.lines
             )
             merged[-1] = msgspec.structs.replace(
-                before, block=block, text=_join([before.text, piece.text])
+                before, block=block, text=hyphens.join([before.text, piece.text])
             )
         else:
             merged.append(piece)

@@ -647,7 +647,8 @@ def test_pdf_runs_drawn_over_a_line_stay_in_its_paragraph() -> None:
     below = [_pdf_line("volcano on the island of Hawaii . Standing", 731, 56, 552),
              _pdf_line("years ago and is now dormant .", 717, 56, 261)]  # fmt: skip
     metrics = pdf_layout._Metrics(body_size=12.0, body_height=11.0)
-    blocks = pdf_layout._blocks([merged, *below], {}, metrics)
+    hyphens = pdf_layout._Hyphens([merged, *below])
+    blocks = pdf_layout._blocks([merged, *below], {}, metrics, hyphens)
     text = " ".join(line.text for block in blocks for line in block.lines)
     assert "volcano on the island" in text and "now dormant" in text
 
@@ -657,7 +658,38 @@ def test_a_pdf_code_span_filling_a_line_stays_in_its_sentence() -> None:
              _pdf_line("such as Segeda and Segontia , cf", 731, 56, 540, mono=True),
              _pdf_line("German Sieg or Dutch zege .", 717, 56, 300)]  # fmt: skip
     metrics = pdf_layout._Metrics(body_size=12.0, body_height=11.0)
-    assert len(pdf_layout._blocks(lines, {}, metrics)) == 1
+    assert len(pdf_layout._blocks(lines, {}, metrics, pdf_layout._Hyphens(lines))) == 1
     code = [_pdf_line("The display shows these codes:", 745, 56, 300),
             _pdf_line("E1  flow sensor blocked", 731, 56, 300, mono=True)]  # fmt: skip
-    assert len(pdf_layout._blocks(code, {}, metrics)) == 2
+    assert len(pdf_layout._blocks(code, {}, metrics, pdf_layout._Hyphens(code))) == 2
+
+
+def test_a_line_end_hyphen_is_kept_where_it_joins_two_words() -> None:
+    """PDFium marks every hyphen at a line end alike: one that splits a word goes, one of a
+    compound stays; how the document writes the word elsewhere decides first."""
+    elsewhere = [_pdf_line("Pair a Bluetooth-enabled headset.", 700, 56, 400),
+                 _pdf_line("A reconfiguration is needed.", 690, 56, 400)]  # fmt: skip
+    hyphens = pdf_layout._Hyphens(elsewhere)
+    assert hyphens.join(["Turn on the Bluetooth\u00ad", "enabled speaker"]) == (
+        "Turn on the Bluetooth-enabled speaker"
+    )
+    assert hyphens.join(["after the reconfigu-", "ration ends"]) == "after the reconfiguration ends"
+    alone = pdf_layout._Hyphens([])
+    assert alone.join(["the installa-", "tion guide"]) == "the installation guide"
+    assert alone.join(["a self-", "cleaning filter"]) == "a self-cleaning filter"
+    assert alone.join(["turn on Wi-", "Fi first"]) == "turn on Wi-Fi first"
+    assert alone.join(["Galaxy Note (2016–", "present)"]) == "Galaxy Note (2016–present)"
+    assert alone.join(["one thing –", "and another"]) == "one thing – and another"
+
+
+def test_the_body_font_is_the_prose_not_the_code() -> None:
+    """Where monospaced code (set smaller) outnumbers prose, prose lines stay paragraphs."""
+    lines = [_pdf_line(f"code line number {i} with many characters in it", 700 - 12 * i, 56, 500,
+                       mono=True) for i in range(12)]  # fmt: skip
+    prose = [
+        pdf_layout._Line("Ordinary prose sits here.", 1, 56, 500, 400, 512, 16.0, False, False)
+    ]
+    page = pdf_layout._Page(number=1, height=842.0, fragments=tuple(lines + prose))
+    layout = pdf_layout._Layout([page], [])
+    assert layout._metrics.body_size == 16.0
+    assert [p.kind for p in layout.pieces() if "prose" in p.text] == ["paragraph"]
