@@ -8,7 +8,9 @@ in order, so augmentation reads the procedure as one block of the document:
 - a table whose header names a step (or whose first column counts them);
 - "Step N" paragraphs;
 - one heading per step ("Step 2: Remove the cover", "2. Remove the cover") under one parent;
-- a run of prose paragraphs that sequence their steps ("First, ...", "Next, ...", "Finally, ...").
+- a run of prose paragraphs that sequence their steps ("First, ...", "Next, ...", "Finally, ...");
+- instructions written as running text: a prose paragraph with two or more imperative
+  sentences ("From Settings, tap Location. Tap the switch to turn it on.").
 
 The region around the block keeps what the steps need: the section's paragraphs before it (the
 prerequisites) and after it (warnings, notes), and a "Before you begin" section right before it.
@@ -24,10 +26,14 @@ from typing import Any, Literal
 import msgspec
 
 from service.text.relation_labels import compact_key
+from service.text.spans import split_sentences
 
 __all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure"]
 
-Layout = Literal["numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence"]
+Layout = Literal[
+    "numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence",
+    "instructions",
+]  # fmt: skip
 Row = Mapping[str, Any]
 
 _ITEM = re.compile(r"^[ \t]{0,3}(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
@@ -48,6 +54,28 @@ _BEFORE = re.compile(
 )
 _TABLE_STEP = re.compile(r"^\s*\|?\s*(?:step|no\.?|#)\s*\|", re.IGNORECASE)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+# An instruction: an imperative verb first, after an optional lead-in ("From Settings, tap ...",
+# "To add a city, tap ...", "When finished, tap ...", "Then press ...").
+_INSTRUCTION = re.compile(
+    r"^\W{0,4}(?:(?:from|in|on|at|to|when|once|if|after|before|while|with|under|using)\b"
+    r"[^.!?]{0,100}?,\s*)?(?:(?:first|next|then|now|finally|lastly|again),?\s+)?(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+# Verbs that open instructions; words as often nouns at a sentence start ("Lock screen",
+# "Note", "Power saving") are left out.
+_IMPERATIVE_VERBS = (
+    "tap touch press hold swipe drag slide pinch select choose open close enter turn switch set "
+    "add remove delete insert connect disconnect plug unplug follow wait release click go navigate "
+    "scroll pull push lift place put rinse wash load unload tighten loosen check confirm verify "
+    "restart reboot install uninstall download save move rename attach detach mount unmount clean "
+    "wipe fill pour measure heat store keep make enable disable activate deactivate charge "
+    "replace reset unlock fold align adjust rotate apply configure customize edit create send "
+    "find repeat leave allow ensure start stop launch exit quit sync restore pair browse flip "
+    "shake unscrew disassemble reassemble assemble hang wrap write reply accept decline tilt "
+    "raise lower boot mute unmute hide expand collapse zoom crop resize upload import export"
+)
+_IMPERATIVE = frozenset(_IMPERATIVE_VERBS.split())
+_MIN_INSTRUCTIONS = 2  # imperative sentences that make running text a procedure
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
 _INTRO_CHARS = 300  # of the introduction and the first block, read for the procedure's name
@@ -85,7 +113,8 @@ def find_procedure(
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
-        region = _region(ordered, block, layout)
+        # Running text holds its own introduction and notes around its instructions.
+        region = block if layout == "instructions" else _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
                           heading_path=_path(block[0]), score=round(score, 3),
                           named=round(named, 3))  # fmt: skip
@@ -112,8 +141,10 @@ def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
             numbered = len(firsts) > 1 and all(
                 m is not None and int(m.group(1)) == i for i, m in enumerate(firsts, start=1)
             )
-            if len(lines) > 3 and _TABLE_RULE.match(lines[1]) and (
-                _TABLE_STEP.match(lines[0]) or numbered
+            if (
+                len(lines) > 3
+                and _TABLE_RULE.match(lines[1])
+                and (_TABLE_STEP.match(lines[0]) or numbered)
             ):
                 offsets = [sum(len(x) + 1 for x in lines[:i]) for i in range(2, len(lines))]
                 blocks.append(("table", [row], [start + o for o in offsets]))
@@ -123,7 +154,53 @@ def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
         b for b in _runs(rows, "sequence", lambda r: bool(_SEQUENCE.match(str(r["text"]))))
         if len(b[1]) >= 3 and _OPENS_SEQUENCE.match(str(b[1][0]["text"]))
     ]  # fmt: skip
+    # Running text is a procedure only in a section where no other layout found one: the
+    # introduction of a table or of "First, ... Next, ..." paragraphs is not a rival to it.
+    laid_out = {_path(r)[:depth] for _, block, _ in blocks for r in block
+                for depth in (len(_path(r)), len(_path(r)) - 1)}  # fmt: skip
+    blocks += [b for b in _instruction_runs(rows) if _path(b[1][-1]) not in laid_out]
     return blocks
+
+
+def _instruction_runs(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
+    """Adjacent prose paragraphs of one section that hold instructions, each instruction
+    sentence a step, when they are at least `_MIN_INSTRUCTIONS`; the paragraph right before
+    the run, in its section, introduces it."""
+    runs: list[tuple[Layout, list[Row], list[int]]] = []
+    current: list[Row] = []
+    starts: list[int] = []
+    before: Row | None = None
+
+    def close() -> None:
+        if len(starts) >= _MIN_INSTRUCTIONS:
+            intro = [before] if before is not None and _path(before) == _path(current[0]) else []
+            runs.append(("instructions", [*intro, *current], list(starts)))
+
+    for row in rows:
+        found = (
+            [int(row["startOffset"]) + s.start for s in split_sentences(str(row["text"]))
+             if _instructs(s.text)]
+            if str(row["kind"]) == "paragraph" else []
+        )  # fmt: skip
+        if current and (not found or _path(row) != _path(current[0])):
+            close()
+            current, starts = [], []
+        if found:
+            current.append(row)
+            starts += found
+        else:
+            before = row
+    if current:
+        close()
+    return runs
+
+
+def _instructs(sentence: str) -> bool:
+    match = _INSTRUCTION.match(sentence)
+    if match is None:
+        return False
+    verb = match.group("verb")
+    return verb.lower() in _IMPERATIVE and (verb[0].isupper() or match.start("verb") > 0)
 
 
 def _runs(
@@ -186,8 +263,10 @@ def _region(rows: Sequence[Row], block: Sequence[Row], layout: Layout) -> list[R
         while lo > 0 and _path(rows[lo - 1]) == heading:
             lo -= 1
     hi = last
-    while hi + 1 < len(rows) and hi - last < _CONTEXT_AFTER and _path(rows[hi + 1]) == (
-        _path(block[-1])
+    while (
+        hi + 1 < len(rows)
+        and hi - last < _CONTEXT_AFTER
+        and _path(rows[hi + 1]) == (_path(block[-1]))
     ):
         hi += 1
     return [r for r in rows[lo : hi + 1] if str(r["kind"]) != "mermaid"]
