@@ -1,12 +1,17 @@
 """A long PDF through `kgs ingest`, timed as a user meets it: the acceptance of docs/formats.md
 asks that a 300-page PDF ingest in under two minutes on a 2-core host.
 
-    .venv/bin/python bench/pdf_ingest.py [--pages 300] [--eval-dir ../shared/eval]
+    .venv/bin/python bench/pdf_ingest.py [--pages 300] [--corpus clapnq|s10]
+                                         [--eval-dir ../shared/eval]
 
 The PDF is printed by headless Chromium (Playwright with Debian's /usr/bin/chromium) from one
-HTML manual made of ClapNQ passages (Apache-2.0; Wikipedia text CC BY-SA): a title per
-article as a section heading, its passages as paragraphs, until the print has the asked number
-of pages. It is written under the git-ignored bench/out/pdf-ingest/<scope>/, then ingested
+HTML document, until the print has the asked number of pages:
+- clapnq: dense prose, ClapNQ passages (Apache-2.0; Wikipedia text CC BY-SA), a title per
+  article as a section heading and its passages as paragraphs (about 590 words a page);
+- s10: a manual's density, the Galaxy S10 manual's sections (the public S10 set), a heading
+  per section and its text lines as paragraphs, the manual again when more pages are asked.
+
+It is written under the git-ignored bench/out/pdf-ingest/<scope>/, then ingested
 with real embeddings by `kgs ingest` in a subprocess, whose wall time and peak RSS are printed
 with pages/s and paragraphs/s. Conversion alone is timed too (in this process).
 """
@@ -22,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from retrieval_quality import read_jsonl
+from retrieval_quality import read_jsonl, s10_lines
 
 from ingest.convert import ConvertLimits, converter_for
 from ingest.lifecycle import purge
@@ -36,6 +41,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 PASSAGES_PER_PAGE = 3.7  # ClapNQ passages average about 110 words: three and a bit per A4 page
+S10_SECTIONS_PER_PAGE = 2.4  # S10 sections average 57 words, a heading each, lines apart
 
 
 def manual_html(eval_dir: Path, passages: int) -> str:
@@ -53,6 +59,23 @@ def manual_html(eval_dir: Path, passages: int) -> str:
             if count >= passages:
                 break
     return ('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Long manual'
+            "</title></head><body>" + "\n".join(body) + "</body></html>")  # fmt: skip
+
+
+def s10_manual_html(eval_dir: Path, sections_wanted: int) -> str:
+    sections = read_jsonl(eval_dir / "emanual_s10" / "derived" / "s10_corpus.jsonl")
+    lines = s10_lines(eval_dir, sections)
+    body: list[str] = ["<h1>Galaxy S10 user manual, repeated</h1>"]
+    count = 0
+    while count < sections_wanted:
+        for number, section in enumerate(sections, start=1):
+            body.append(f"<h2>{count // len(sections) + 1}.{number} "
+                        f"{html.escape(section['title'])}</h2>")  # fmt: skip
+            body.extend(f"<p>{html.escape(line)}</p>" for line in lines[section["sid"]])
+            count += 1
+            if count >= sections_wanted:
+                break
+    return ('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Manual'
             "</title></head><body>" + "\n".join(body) + "</body></html>")  # fmt: skip
 
 
@@ -79,13 +102,19 @@ def _purge_earlier_run(path: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=300)
+    parser.add_argument("--corpus", choices=("clapnq", "s10"), default="clapnq")
     parser.add_argument("--eval-dir", default=str(project_root().parent / "shared" / "eval"))
     args = parser.parse_args()
     folder = OUT / SCOPE
     folder.mkdir(parents=True, exist_ok=True)
     pdf = folder / "long-manual.pdf"
     started = time.perf_counter()
-    print_pdf(manual_html(Path(args.eval_dir), int(args.pages * PASSAGES_PER_PAGE)), pdf)
+    eval_dir = Path(args.eval_dir)
+    markup = (
+        s10_manual_html(eval_dir, int(args.pages * S10_SECTIONS_PER_PAGE))
+        if args.corpus == "s10" else manual_html(eval_dir, int(args.pages * PASSAGES_PER_PAGE))
+    )  # fmt: skip
+    print_pdf(markup, pdf)
     print(f"printed {pdf.name} ({pdf.stat().st_size:,} bytes) in "
           f"{time.perf_counter() - started:.1f} s")  # fmt: skip
     data = pdf.read_bytes()
@@ -105,12 +134,14 @@ def main() -> int:
     written = next((int(line.split()[2].rstrip(",")) for line in run.stdout.splitlines()
                     if line.startswith("paragraphs written")), 0)  # fmt: skip
     figures = {
-        "pages": pages, "paragraphs": written, "ingest_s": round(wall, 1),
+        "corpus": args.corpus, "pages": pages, "words": len(converted.text.split()),
+        "paragraphs": written, "ingest_s": round(wall, 1),
         "pages_per_s": round(pages / wall, 2), "paragraphs_per_s": round(written / wall, 1),
         "convert_s": round(convert_s, 1), "peak_rss_mib": round(peak_mib),
     }  # fmt: skip
     print(json.dumps(figures, indent=1))
-    (OUT / "pdf_ingest.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    target = OUT / f"pdf_ingest_{args.corpus}.json"
+    target.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     return run.returncode
 
 

@@ -36,6 +36,7 @@ from ingest.convert.base import ConversionError, Converted, ConvertLimits
 from ingest.convert.text import (
     ListItem,
     MarkdownWriter,
+    Where,
     escape_inline,
     escape_line,
     escape_start,
@@ -89,9 +90,9 @@ class HtmlConverter:
         writer = MarkdownWriter(limits)
         for block in builder.finish():
             if block.ordered is None:
-                writer.add(block.text, anchor=block.anchor)
+                writer.add(block.text, Where(anchor=block.anchor))
             else:
-                writer.add_list(block.items, anchor=block.anchor)
+                writer.add_list(block.items, Where(anchor=block.anchor))
         return Converted(
             text=writer.text(),
             media_type=self.media_type,

@@ -44,6 +44,7 @@ from ingest.convert.base import ConversionError, Converted, ConvertLimits
 from ingest.convert.text import (
     ListItem,
     MarkdownWriter,
+    Where,
     escape_line,
     heading_line,
     render_code,
@@ -990,17 +991,17 @@ def _write(pieces: list[_Piece], writer: MarkdownWriter) -> None:
         piece = pieces[index]
         if piece.kind == "item":
             group = _list_group(pieces, index)
-            writer.add_list(_items(group), **_where(group))
+            writer.add_list(_items(group), _where(group))
             index += len(group)
             continue
         if piece.kind == "heading":
-            writer.add(heading_line(piece.level, _visible(piece.text)), **_where([piece]))
+            writer.add(heading_line(piece.level, _visible(piece.text)), _where([piece]))
         elif piece.kind == "code":
-            writer.add(render_code(piece.text), **_where([piece]))
+            writer.add(render_code(piece.text), _where([piece]))
         elif piece.kind == "table":
-            writer.add(render_table(_table_rows(piece.block.lines)), **_where([piece]))
+            writer.add(render_table(_table_rows(piece.block.lines)), _where([piece]))
         else:
-            writer.add(escape_line(_visible(piece.text)), **_where([piece]))
+            writer.add(escape_line(_visible(piece.text)), _where([piece]))
         index += 1
 
 
@@ -1052,7 +1053,7 @@ def _table_rows(lines: Sequence[_Line]) -> list[list[str]]:
     return rows
 
 
-def _where(pieces: Sequence[_Piece]) -> dict[str, Any]:
+def _where(pieces: Sequence[_Piece]) -> Where:
     lines = [line for piece in pieces for line in piece.block.lines]
     first = lines[0].page
     on_first = [line for line in lines if line.page == first]
@@ -1062,10 +1063,10 @@ def _where(pieces: Sequence[_Piece]) -> dict[str, Any]:
         round(max(line.x1 for line in on_first), 2),
         round(max(line.y1 for line in on_first), 2),
     )
-    heads = [next(line.text for line in lines if line.page == page)
-             for page in sorted({line.page for line in lines}) if page != first]  # fmt: skip
-    return {"page_first": first, "page_last": max(line.page for line in lines), "bbox": bbox,
-            "page_heads": heads}  # fmt: skip
+    heads = tuple(next(line.text for line in lines if line.page == page)
+                  for page in sorted({line.page for line in lines}) if page != first)  # fmt: skip
+    return Where(page_first=first, page_last=max(line.page for line in lines), bbox=bbox,
+                 page_heads=heads)  # fmt: skip
 
 
 def _visible(text: str) -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "MarkdownConverter",
     "MarkdownWriter",
     "TextConverter",
+    "Where",
     "decode_utf8",
     "escape_inline",
     "escape_line",
@@ -162,6 +163,18 @@ def quote(markdown: str) -> str:
 # --- writer -------------------------------------------------------------------------------------
 
 
+class Where(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a block was printed in the original (the writer makes a Location of it).
+    `page_heads`: the first words printed on each page after page_first, found in the block to
+    record where those pages begin."""
+
+    page_first: int | None = None
+    page_last: int | None = None
+    bbox: tuple[float, float, float, float] | None = None
+    anchor: str | None = None
+    page_heads: tuple[str, ...] = ()
+
+
 class MarkdownWriter:
     """Blocks joined by blank lines, each with its Location; stops at limits.max_chars."""
 
@@ -173,18 +186,7 @@ class MarkdownWriter:
         self.last_list: bool | None = None  # ordered-ness of the last block if it was a list
         self.last_alternate = False
 
-    def add(
-        self,
-        block: str,
-        *,
-        page_first: int | None = None,
-        page_last: int | None = None,
-        bbox: tuple[float, float, float, float] | None = None,
-        anchor: str | None = None,
-        page_heads: Sequence[str] = (),
-    ) -> None:
-        """`page_heads`: the first words printed on each page after page_first, found in the
-        block to record where those pages begin."""
+    def add(self, block: str, where: Where | None = None) -> None:
         block = block.strip("\n")
         if not block.strip():
             return
@@ -199,37 +201,27 @@ class MarkdownWriter:
                 f"the converted text is longer than the limit of {self._limits.max_chars:,} "
                 "characters"
             )
+        where = where or Where()
         self._locations.append(
             Location(
                 start=start,
                 end=self._length,
-                page_first=page_first,
-                page_last=page_last,
-                bbox=bbox,
-                anchor=anchor,
-                page_starts=_page_starts(block, page_heads),
+                page_first=where.page_first,
+                page_last=where.page_last,
+                bbox=where.bbox,
+                anchor=where.anchor,
+                page_starts=_page_starts(block, where.page_heads),
             )
         )
         self.last_list = None
 
-    def add_list(
-        self,
-        items: Sequence[ListItem],
-        *,
-        page_first: int | None = None,
-        page_last: int | None = None,
-        bbox: tuple[float, float, float, float] | None = None,
-        anchor: str | None = None,
-        page_heads: Sequence[str] = (),
-    ) -> None:
+    def add_list(self, items: Sequence[ListItem], where: Where | None = None) -> None:
         """A list; written with the other markers when it follows a list of the same kind."""
         if not items:
             return
         ordered = items[0].ordered
         alternate = self.last_list == ordered and not self.last_alternate
-        block = render_list(items, alternate=alternate)
-        self.add(block, page_first=page_first, page_last=page_last, bbox=bbox, anchor=anchor,
-                 page_heads=page_heads)  # fmt: skip
+        self.add(render_list(items, alternate=alternate), where)
         self.last_list, self.last_alternate = ordered, alternate
 
     @property

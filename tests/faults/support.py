@@ -4,6 +4,7 @@ state for the tests that must prove nothing changed."""
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -19,7 +20,7 @@ import pytest
 
 from service.db import Graph, open_graph
 from service.db.local_server import LocalNeo4jServer
-from service.settings import Settings
+from service.settings import Settings, project_root
 
 
 def private_server(
@@ -75,6 +76,33 @@ def finish(process: subprocess.Popen[str]) -> str:
     out, err = process.communicate(timeout=RUN_TIMEOUT_S)
     assert process.returncode == 0, err[-2000:]
     return out
+
+
+MEASURED_CPU_S = 300  # RLIMIT_CPU of a measured ingest: a runaway parser dies
+# Runs the command and reports its peak RSS alone (this test process's other children, such as
+# the CLI tests' model-loading ingests, would otherwise count in RUSAGE_CHILDREN).
+_MEASURED = (
+    "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss; "
+    "print(f'peak_rss_kib={peak}', file=sys.stderr); sys.exit(code)"
+)
+
+
+def _limit_cpu() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (MEASURED_CPU_S, MEASURED_CPU_S))
+
+
+def measured_ingest(
+    folder: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], int]:
+    """`kgs ingest FOLDER` (embeddings off) under a CPU limit: the run and its peak RSS in KiB."""
+    kgs = str(Path(sys.executable).parent / "kgs")
+    run = subprocess.run(
+        [sys.executable, "-c", _MEASURED, kgs, "ingest", str(folder), "--no-progress"],
+        env={**env, "KGS_EMBEDDINGS": "off"}, capture_output=True, text=True, timeout=900,
+        preexec_fn=_limit_cpu, cwd=project_root(),
+    )  # fmt: skip
+    return run, int(run.stderr.rsplit("peak_rss_kib=", 1)[1].split()[0])
 
 
 def kill_server(server: LocalNeo4jServer) -> None:

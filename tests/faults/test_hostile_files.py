@@ -6,9 +6,6 @@ beside them still ingests (docs/formats.md)."""
 from __future__ import annotations
 
 import io
-import resource
-import subprocess
-import sys
 import uuid
 import zipfile
 from pathlib import Path
@@ -16,7 +13,7 @@ from pathlib import Path
 from ingest.units import document_id
 from service.db import Graph
 from service.settings import Settings, project_root
-from tests.faults.test_hostile_input import MAX_PATHOLOGICAL_CPU_S, MEASURED
+from tests.faults.support import measured_ingest
 from tests.integration.conftest import delete_scope
 
 FIXTURES = project_root() / "tests" / "data" / "formats"
@@ -99,10 +96,6 @@ def _hostile(folder: Path, settings: Settings) -> dict[str, str]:
     return {**{n: r for n, (_, r) in files.items()}, "huge.pdf": "byte limit"}
 
 
-def _limit_cpu() -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (MAX_PATHOLOGICAL_CPU_S, MAX_PATHOLOGICAL_CPU_S))
-
-
 def test_hostile_files_are_refused_clearly_within_bounded_memory(
     graph: Graph, settings: Settings, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -110,15 +103,8 @@ def test_hostile_files_are_refused_clearly_within_bounded_memory(
     folder = tmp_path / scope
     folder.mkdir()
     expected = _hostile(folder, settings)
-    env = {**cli_env, "KGS_EMBEDDINGS": "off"}
-    kgs = str(Path(sys.executable).parent / "kgs")
     try:
-        run = subprocess.run(
-            [sys.executable, "-c", MEASURED, kgs, "ingest", str(folder), "--no-progress"],
-            env=env, capture_output=True, text=True, timeout=900, preexec_fn=_limit_cpu,
-            cwd=project_root(),
-        )  # fmt: skip
-        peak_kib = int(run.stderr.rsplit("peak_rss_kib=", 1)[1].split()[0])
+        run, peak_kib = measured_ingest(folder, cli_env)
         print(f"\nhostile files: peak RSS {peak_kib / 1024:.0f} MiB\n{run.stdout}")
         assert run.returncode == 0, run.stderr[-2000:]
         assert peak_kib <= MAX_HOSTILE_RSS_KIB

@@ -8,9 +8,6 @@ tests/integration/test_api_flows.py.)"""
 
 from __future__ import annotations
 
-import resource
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +22,8 @@ from ingest.pipeline import IngestOptions, InvalidScope, ingest
 from service.db import Graph
 from service.graph_model import RELATION_TYPES
 from service.question.runner import QuestionError, answer_question
-from service.settings import Settings, project_root
+from service.settings import Settings
+from tests.faults.support import measured_ingest
 from tests.integration.conftest import delete_scope
 
 PAYLOADS = [
@@ -55,7 +53,6 @@ relations:
 A sentinel stone marks the edge of a field and is never moved by hostile input.
 """
 MAX_PATHOLOGICAL_RSS_KIB = 786_432  # peak resident set of the ingest subprocess (768 MiB)
-MAX_PATHOLOGICAL_CPU_S = 300  # RLIMIT_CPU of the ingest subprocess: a runaway parser dies
 
 
 def _snapshot(graph: Graph, scope: str) -> dict[str, Any]:
@@ -181,19 +178,6 @@ def _pathological(folder: Path, max_source_chars: int) -> dict[str, bytes]:
     return files
 
 
-# Runs the command and reports its peak RSS alone (this test process's other children, such as
-# the CLI tests' model-loading ingests, would otherwise count in RUSAGE_CHILDREN).
-MEASURED = (
-    "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
-    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss; "
-    "print(f'peak_rss_kib={peak}', file=sys.stderr); sys.exit(code)"
-)
-
-
-def _limit_cpu() -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (MAX_PATHOLOGICAL_CPU_S, MAX_PATHOLOGICAL_CPU_S))
-
-
 def test_pathological_markdown_is_rejected_or_bounded(
     graph: Graph, settings: Settings, cli_env: dict[str, str], scope: str, tmp_path: Path,
 ) -> None:  # fmt: skip
@@ -201,14 +185,7 @@ def test_pathological_markdown_is_rejected_or_bounded(
     folder.mkdir()
     limits = settings.ingest
     files = _pathological(folder, limits.max_source_chars)
-    env = {**cli_env, "KGS_EMBEDDINGS": "off"}
-    kgs = str(Path(sys.executable).parent / "kgs")
-    run = subprocess.run(
-        [sys.executable, "-c", MEASURED, kgs, "ingest", str(tmp_path), "--no-progress"],
-        env=env, capture_output=True, text=True, timeout=900, preexec_fn=_limit_cpu,
-        cwd=project_root(),
-    )  # fmt: skip
-    peak_kib = int(run.stderr.rsplit("peak_rss_kib=", 1)[1].split()[0])
+    run, peak_kib = measured_ingest(tmp_path, cli_env)
     print(f"\npathological ingest: peak RSS {peak_kib / 1024:.0f} MiB\n{run.stdout}")
     assert run.returncode == 0, run.stderr[-2000:]
     assert peak_kib <= MAX_PATHOLOGICAL_RSS_KIB

@@ -277,7 +277,9 @@ _OWN_READINGS = frozenset(("parent_context", "adjacent_context"))
 def _coverage(
     plan: QueryPlan, direct: Sequence[Fragment], named: Mapping[str, str]
 ) -> tuple[list[str], list[str]]:
-    text = " ".join(f.text.lower() for f in direct)
+    # The headings a passage sits under name what it is about ("Blazing Saddles" over a
+    # paragraph on its casting): a term they hold is covered.
+    text = " ".join(" ".join((*f.heading_path, f.text)).lower() for f in direct)
     compact = compact_key(text)
     supported = {f.knowledge_point_id for f in direct}
     covered: list[str] = []
