@@ -18,7 +18,7 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["AnswerType", "TypeName", "expected_type", "holds_instance"]
+__all__ = ["AnswerType", "TypeName", "expected_type", "holds_instance", "unit_word"]
 
 TypeName = Literal[
     "quantity", "duration", "frequency", "date", "time", "person", "place", "version", "yes_no"
@@ -230,6 +230,12 @@ def holds_instance(text: str, kind: AnswerType) -> bool:
     """Whether `text` (a sentence of the answer) holds a value of the asked type."""
     pattern = _PATTERNS.get(kind.name)
     return bool(pattern.search(text)) if pattern else _HOLDS[kind.name](text, kind)
+
+
+def unit_word(word: str) -> bool:
+    """A unit's name ("kilograms", "km"): in a question it names the asked type, not what the
+    question is about, and the answer may write it another way ("3.1 kg")."""
+    return any(word.lower() in names for names in _UNIT_NAMES.values())
 
 
 def _quantity(text: str, cue: str) -> AnswerType:

@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+from service.answer.composer import Draft, DraftSentence
+from service.answer.sentences import EvidenceSentence
+from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import key_terms, plan_query
@@ -49,6 +52,28 @@ def test_a_quantity_needs_the_asked_unit_family() -> None:
     sheets = expected_type("How many sheets does tray 1 hold?")
     assert sheets is not None and holds_instance("The tray holds up to 250 sheets.", sheets)
     assert not holds_instance("Open the tray and fan the paper.", sheets)
+
+
+def _draft(text: str, title: str) -> Draft:
+    evidence = EvidenceSentence(
+        quote=text, text=text, start=0, end=len(text), line=1, end_line=1, paragraph_id="p",
+        citation_id="c", fragment_id="f", role="direct_support", document_id="d",
+        document_version=1, path="d.md", heading_path=(title,), knowledge_point_id=None,
+        relation=None, kind="paragraph", order=0, label="", step=None,
+    )  # fmt: skip
+    sentence = DraftSentence(text=text, kind="evidence", evidence=(evidence,))
+    return Draft(profile="generic", sentences=(sentence,))
+
+
+def test_a_unit_the_question_names_is_the_asked_type_not_its_subject() -> None:
+    """ "in kilograms" is answered by "3.1 kg"; the subject must still be the one asked about."""
+    plan = plan_query("how heavy is the vela city battery in kilograms", "s")
+    weighs = _draft(
+        "The battery weighs 3.1 kg, so it is easy to carry inside.", "Vela City Battery Guide"
+    )
+    assert check_typed_value(plan, weighs).outcome == "present"
+    frame = plan_query("How heavy is the Vela City frame in kilograms?", "s")
+    assert check_typed_value(frame, weighs).outcome == "missing"
 
 
 def test_a_duration_is_found_in_words_and_figures() -> None:
