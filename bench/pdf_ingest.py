@@ -41,7 +41,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 PASSAGES_PER_PAGE = 3.7  # ClapNQ passages average about 110 words: three and a bit per A4 page
-S10_SECTIONS_PER_PAGE = 2.4  # S10 sections average 57 words, a heading each, lines apart
+S10_SECTIONS_PER_PAGE = 3.6  # S10 sections average 57 words, a heading each, lines apart
 
 
 def manual_html(eval_dir: Path, passages: int) -> str:

@@ -16,7 +16,7 @@ import msgspec
 from service.answer.composer import Draft, DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
-from service.text.answer_types import holds_instance, unit_word
+from service.text.answer_types import holds_instance, names_attribute, unit_word
 from service.text.language import function_word
 
 __all__ = ["TypedValue", "check_typed_value", "missing_value_caveat"]
@@ -50,16 +50,17 @@ def _about(sentence: DraftSentence, plan: QueryPlan) -> bool:
     """The sentence names at least half of what the question asks about beyond its page's
     subject: "six months" in "new engineers have a probation period of six months" is no
     answer to how long the security training takes. A unit the question names ("in
-    kilograms") is the asked type, which holds_instance checks, not a subject. The sentence
-    before it in its paragraph may name it instead (check_typed_value)."""
+    kilograms") is the asked type, which holds_instance checks, not a subject; with nothing
+    else asked, the sentence must name the asked attribute ("weighs" for "how heavy"). The
+    sentence before it in its paragraph may name it instead (check_typed_value)."""
     title = next((e.heading_path[0] for e in sentence.evidence if e.heading_path), "")
     in_title = stems(title)
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and not has_term(title, t, in_title)
     ]  # fmt: skip
-    if not asked:
-        return True
+    if not asked:  # only the page's subject and the type: the attribute must be the asked one
+        return plan.answer_type is None or names_attribute(sentence.text, plan.answer_type)
     words = stems(sentence.text)
     return 2 * sum(1 for t in asked if has_term(sentence.text, t, words)) >= len(asked)
 

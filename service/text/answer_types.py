@@ -18,7 +18,9 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["AnswerType", "TypeName", "expected_type", "holds_instance", "unit_word"]
+__all__ = [
+    "AnswerType", "TypeName", "expected_type", "holds_instance", "names_attribute", "unit_word",
+]  # fmt: skip
 
 TypeName = Literal[
     "quantity", "duration", "frequency", "date", "time", "person", "place", "version", "yes_no"
@@ -232,6 +234,25 @@ def holds_instance(text: str, kind: AnswerType) -> bool:
     return bool(pattern.search(text)) if pattern else _HOLDS[kind.name](text, kind)
 
 
+# "How tall ..." asks for a height: a sentence that gives a value for the attribute says which
+# (a cord "75 cm long" is no height, a battery that "weighs 3.1 kg" is a weight).
+_ATTRIBUTE_WORDS = {
+    "tall": r"tall|height|high", "high": r"tall|height|high", "heavy": r"heavy|weigh\w*|mass",
+    "long": r"long|length", "wide": r"wide|width", "deep": r"deep|depth", "thick": r"thick\w*",
+    "far": r"far|distance|range", "hot": r"hot|temperature", "cold": r"cold|temperature",
+    "fast": r"fast|speed", "old": r"old|age",
+}  # fmt: skip
+_HOW_ATTRIBUTE = re.compile(r"\bhow (\w+)", re.IGNORECASE)
+
+
+def names_attribute(text: str, kind: AnswerType) -> bool:
+    """Whether `text` names the attribute a "how tall/heavy/..." question asks for (True when
+    the question names none)."""
+    cue = _HOW_ATTRIBUTE.search(kind.cue)
+    words = _ATTRIBUTE_WORDS.get(cue.group(1).lower()) if cue else None
+    return words is None or re.search(rf"\b(?:{words})\b", text, re.IGNORECASE) is not None
+
+
 def unit_word(word: str) -> bool:
     """A unit's name ("kilograms", "km"): in a question it names the asked type, not what the
     question is about, and the answer may write it another way ("3.1 kg")."""
@@ -275,9 +296,13 @@ def _has_duration(text: str, _kind: AnswerType) -> bool:
         re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{_TIME_UNITS})\b", text, re.I)
         or re.search(r"\b(?:lifetime|overnight|indefinitely|permanent\w*)\b", text, re.I)
         # "for days", "up to a week", "within several hours"
-        or re.search(r"\b(?:for|within|in|after|about|up to|over|around)\s+(?:a |an |several |"
-                     r"many |a few |some )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
-                     r"years?)\b", text, re.I)
+        or re.search(
+            r"\b(?:for|within|in|after|about|up to|over|around)\s+(?:a |an |several |"
+            r"many |a few |some )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
+            r"years?)\b",
+            text,
+            re.I,
+        )
     )
 
 

@@ -74,6 +74,9 @@ def test_a_unit_the_question_names_is_the_asked_type_not_its_subject() -> None:
     assert check_typed_value(plan, weighs).outcome == "present"
     frame = plan_query("How heavy is the Vela City frame in kilograms?", "s")
     assert check_typed_value(frame, weighs).outcome == "missing"
+    tall = plan_query("How tall is the Vela City battery in centimetres?", "s")
+    cord = _draft("The charger cord is 120 cm long.", "Vela City Battery Guide")
+    assert check_typed_value(tall, cord).outcome == "missing"
 
 
 def test_a_duration_is_found_in_words_and_figures() -> None:
