@@ -7,8 +7,9 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,6 +22,7 @@ from service.errors import KgsError
 from service.evaluation import EvalFileError
 from service.evaluation.run import Ask
 from service.settings import Settings, SettingsError
+from service.settings.reference import unknown_variables
 from service.text.text_cache import configure_text_caches
 
 __all__ = ["main"]
@@ -41,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("neo4j").setLevel(logging.WARNING)
     command: Callable[[argparse.Namespace, Settings], int] = args.run
+    warn_unknown_variables(os.environ)
     try:
         settings = Settings.from_env()
         configure_text_caches(settings.text_cache)
@@ -51,6 +54,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _neo4j_errors() as error:
         print(f"kgs: Neo4j: {error}", file=sys.stderr)
         return EXIT_FAILURE
+
+
+def warn_unknown_variables(env: Mapping[str, str]) -> None:
+    """A `KGS_*` variable no setting reads is most likely a typo: say so, with the nearest name
+    (docs/configuration.md lists every variable)."""
+    for name, nearest in unknown_variables(env):
+        hint = f"; did you mean {nearest}?" if nearest else ""
+        print(f"kgs: warning: {name} is not a kgs setting and is ignored{hint}", file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -279,7 +290,6 @@ def _probe(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    import os
     from pathlib import Path
 
     from service.evaluation import http_asker, read_questions, report, run_questions

@@ -3,7 +3,7 @@
 Every limit has a name, a unit in that name and a default, declared once on its field; nothing is
 unbounded by accident. `Settings.from_env` reads every section (environment.py says how a field
 finds its variable); the sections are passed down from there, never rebuilt inside a stage.
-The variables are listed in docs/operations.md.
+Every variable is listed in docs/configuration.md, generated from these Structs (reference.py).
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from service.settings.review import ReviewSettings
 from service.settings.versions import VersionSettings
 
 __all__ = [
+    "GIVEN_FIELDS",
+    "SECTIONS",
     "AnswerSettings",
     "ApiKey",
     "ApiSettings",
@@ -69,6 +71,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedding: EmbeddingSettings
     ingest: IngestSettings
     cypher_dir: Path
+    # Neo4j in Docker when an engine answers (auto); off: never.
     use_docker: Annotated[bool, env_name("KGS_USE_DOCKER"), AUTO_IS_ON] = True
     llm: LlmSettings = msgspec.field(default_factory=LlmSettings)
     generation: GenerationSettings = msgspec.field(default_factory=GenerationSettings)
@@ -87,22 +90,39 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         env = os.environ if env is None else env
         root = project_root()
         home = Path(env.get("KGS_HOME") or root / ".kgs")
+        given: dict[str, dict[str, object]] = {
+            "local": {"home": home / "neo4j"}, "api": {"keys": api_keys(env)},
+        }  # fmt: skip
+        sections = {
+            attribute: read_section(section, env, prefix, **given.get(attribute, {}))
+            for attribute, section, prefix in SECTIONS
+        }
         return read_section(
-            cls, env, "KGS_",
-            neo4j=read_section(Neo4jSettings, env, "KGS_NEO4J_"),
-            local=read_section(LocalServerSettings, env, "KGS_NEO4J_", home=home / "neo4j"),
-            embedding=read_section(EmbeddingSettings, env, "KGS_EMBEDDING_"),
-            ingest=read_section(IngestSettings, env, "KGS_INGEST_"),
+            cls,
+            env,
+            "KGS_",
             cypher_dir=Path(env.get("KGS_CYPHER_DIR") or root / "cypher"),
-            llm=read_section(LlmSettings, env, "KGS_LLM_"),
-            generation=read_section(GenerationSettings, env, "KGS_GENERATION_"),
-            api=read_section(ApiSettings, env, "KGS_API_", keys=api_keys(env)),
-            pipeline=read_section(PipelineSettings, env, "KGS_PIPELINE_"),
-            answer=read_section(AnswerSettings, env, "KGS_ANSWER_"),
-            conflicts=read_section(ConflictSettings, env, "KGS_CONFLICT_"),
-            text_cache=read_section(TextCacheSettings, env, "KGS_"),
-            records=read_section(RecordSettings, env, "KGS_RECORDS_"),
-            versions=read_section(VersionSettings, env, "KGS_VERSIONS_"),
-            review=read_section(ReviewSettings, env, "KGS_REVIEW_"),
-            escalations=read_section(EscalationSettings, env, "KGS_ESCALATION_"),
-        )  # fmt: skip
+            **sections,
+        )
+
+
+# Each section of Settings, the Struct that holds it and the prefix of its variables. Fields
+# that Settings.from_env passes itself (paths, the API keys) are read from other variables.
+SECTIONS: tuple[tuple[str, type[msgspec.Struct], str], ...] = (
+    ("neo4j", Neo4jSettings, "KGS_NEO4J_"),
+    ("local", LocalServerSettings, "KGS_NEO4J_"),
+    ("embedding", EmbeddingSettings, "KGS_EMBEDDING_"),
+    ("ingest", IngestSettings, "KGS_INGEST_"),
+    ("llm", LlmSettings, "KGS_LLM_"),
+    ("generation", GenerationSettings, "KGS_GENERATION_"),
+    ("api", ApiSettings, "KGS_API_"),
+    ("pipeline", PipelineSettings, "KGS_PIPELINE_"),
+    ("answer", AnswerSettings, "KGS_ANSWER_"),
+    ("conflicts", ConflictSettings, "KGS_CONFLICT_"),
+    ("text_cache", TextCacheSettings, "KGS_"),
+    ("records", RecordSettings, "KGS_RECORDS_"),
+    ("versions", VersionSettings, "KGS_VERSIONS_"),
+    ("review", ReviewSettings, "KGS_REVIEW_"),
+    ("escalations", EscalationSettings, "KGS_ESCALATION_"),
+)
+GIVEN_FIELDS = frozenset({"home", "keys", "cypher_dir"})  # passed by from_env, not read

@@ -20,7 +20,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Below this share of the key terms covered, an answer is partial (it names the missing
     # ones); between it and sufficient_coverage, answered with the missing terms in the trace.
     partial_coverage: float = 0.5
-    borderline_coverage: float = 0.3
+    borderline_coverage: float = 0.3  # below it, without answerability: declined
     # Answerability: a logistic score over the features of the best hit (AnswerabilityFeatures
     # in service/answer/sufficiency/), weights fitted on half A of ClapNQ dev
     # (bench/clapnq_answers.py --fit). Refitting the weights on every public set at once
@@ -74,7 +74,7 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # A procedure whose headings and introduction name this share of the question's terms
     # answers a how-to question without the answerability gate (which reads sentences).
     procedure_named_share: float = 0.5
-    answer_chars: int = 1800
+    answer_chars: int = 1800  # longest public answer text
     # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
     # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.
     generic_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7  # longest passage
@@ -86,11 +86,11 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     definition_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7
     definition_passage_before: int = 1
     definition_passage_after: int = 2
-    causal_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7
-    causal_passage_before: int = 1
-    causal_passage_after: int = 2
+    causal_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7  # causal answer's passage
+    causal_passage_before: int = 1  # sentences before its lead
+    causal_passage_after: int = 2  # and after
     compare_passage_sentences: Annotated[int, ZERO_ALLOWED] = (
         4  # per side: half of answer_sentences
     )
-    compare_passage_before: int = 1
-    compare_passage_after: int = 2
+    compare_passage_before: int = 1  # sentences before each side's lead
+    compare_passage_after: int = 2  # and after

@@ -27,8 +27,8 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     keys: tuple[ApiKey, ...] = ()
     dev_mode: bool = False  # no key needed; every scope readable and writable (make run only)
-    max_query_chars: int = 2000
-    max_top_k: int = 50
+    max_query_chars: int = 2000  # longest question accepted (422 beyond)
+    max_top_k: int = 50  # largest topK a request may ask
     # A question without a scope considers every readable scope holding documents: one statement
     # pre-ranks them all (service/question/scope_choice.py), so the cost grows little with their
     # number; with more than this many it is refused (400: name a scope). `kgs ask` too.
@@ -44,7 +44,7 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     trace_retention_count: Annotated[int, env_name("KGS_API_TRACE_RETENTION")] = (
         1000  # most recent answers whose trace can be read back
     )
-    trace_retention_s: float = 3600.0
+    trace_retention_s: float = 3600.0  # how long a trace can be read back
     max_concurrent_answers: int = 4  # answers computed at once; more requests wait their turn
     # Worker processes that compute answers (0: threads of the service process). One process
     # runs Python one thread at a time, and under load answers queued for that lock, not for

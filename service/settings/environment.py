@@ -26,6 +26,7 @@ __all__ = [
     "ZERO_ALLOWED",
     "SettingsError",
     "env_name",
+    "field_variables",
     "project_root",
     "read_section",
 ]
@@ -55,7 +56,7 @@ def env_name(name: str) -> msgspec.Meta:
     return msgspec.Meta(extra={"env": name})
 
 
-class _Field(msgspec.Struct, frozen=True):
+class Field(msgspec.Struct, frozen=True):
     name: str
     variable: str
     kind: Any  # the type without Annotated and None
@@ -63,9 +64,15 @@ class _Field(msgspec.Struct, frozen=True):
     signed: bool
     auto: bool
     default: Any
+    bounds: str = ""  # the declared bounds in words, for the reference ("> 0", "any sign")
 
 
-def _fields(cls: type[msgspec.Struct], prefix: str) -> list[_Field]:
+def field_variables(cls: type[msgspec.Struct], prefix: str) -> list[Field]:
+    """Each field of `cls` with the variable it reads (nested Structs as they are)."""
+    return _fields(cls, prefix)
+
+
+def _fields(cls: type[msgspec.Struct], prefix: str) -> list[Field]:
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = []
     for info in msgspec.structs.fields(cls):
@@ -79,21 +86,37 @@ def _fields(cls: type[msgspec.Struct], prefix: str) -> list[_Field]:
             extra.update(meta.extra or {})
         kinds = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
         default = info.default if info.default is not msgspec.NODEFAULT else None
-        fields.append(_Field(
+        if default is None and info.default_factory is not msgspec.NODEFAULT:
+            default = info.default_factory()
+        kind = kinds[0] if len(kinds) == 1 else hint
+        signed = bool(extra.get("signed"))
+        fields.append(Field(
             name=info.name,
             variable=extra.get("env", prefix + info.name.upper()),
-            kind=kinds[0] if len(kinds) == 1 else hint,
+            kind=kind,
             bounded=any(m.ge is not None or m.gt is not None for m in metas),
-            signed=bool(extra.get("signed")), auto=bool(extra.get("auto")), default=default,
+            signed=signed, auto=bool(extra.get("auto")), default=default,
+            bounds=_bounds(metas, signed, kind, default),
         ))  # fmt: skip
     return fields
+
+
+def _bounds(metas: list[msgspec.Meta], signed: bool, kind: Any, default: Any) -> str:
+    if signed:
+        return "any sign"
+    said = [f"{op} {value}" for meta in metas
+            for op, value in ((">=", meta.ge), (">", meta.gt), ("<=", meta.le), ("<", meta.lt))
+            if value is not None]  # fmt: skip
+    if said or kind not in (int, float):
+        return ", ".join(said)
+    return "> 0" if isinstance(default, int | float) and default > 0 else ">= 0"
 
 
 def read_section(cls: type[S], env: Mapping[str, str], prefix: str, **given: Any) -> S:
     """`cls` with each field from its variable in `env` (defaults where unset), and `given`
     fields as passed (values that do not come from one variable, such as paths)."""
     raw: dict[str, Any] = {}
-    variables: dict[str, _Field] = {}
+    variables: dict[str, Field] = {}
     for field in _fields(cls, prefix):
         if field.name in given:
             continue
@@ -120,7 +143,7 @@ def read_section(cls: type[S], env: Mapping[str, str], prefix: str, **given: Any
     return section
 
 
-def _reason(field: _Field, message: str) -> str:
+def _reason(field: Field, message: str) -> str:
     if typing.get_origin(field.kind) is Literal:
         return "must be one of " + ", ".join(str(a) for a in typing.get_args(field.kind))
     noun = {int: "an integer", float: "a number"}.get(field.kind)
@@ -130,7 +153,7 @@ def _reason(field: _Field, message: str) -> str:
     return f"must be {noun}" + (f" {bound.group(1)} {bound.group(2)}" if bound else "")
 
 
-def _boolean(field: _Field, value: str) -> bool:
+def _boolean(field: Field, value: str) -> bool:
     lowered = value.strip().lower()
     if lowered in _TRUE or (field.auto and lowered == "auto"):
         return True
@@ -140,7 +163,7 @@ def _boolean(field: _Field, value: str) -> bool:
     raise SettingsError(f"{field.variable} must be {allowed}, got {value!r}")
 
 
-def _check_sign(field: _Field, value: Any) -> None:
+def _check_sign(field: Field, value: Any) -> None:
     if field.bounded or field.signed or field.kind not in (int, float):
         return
     if isinstance(field.default, int | float) and field.default > 0 and value <= 0:

@@ -14,7 +14,7 @@ __all__ = ["EscalationSettings"]
 class EscalationSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Bounds of the escalation flow (service/escalations/, docs/escalations.md)."""
 
-    enabled: bool = True
+    enabled: bool = True  # off: no drafts, tickets or re-checks
     draft_ttl_s: float = 3_600.0  # a draft not confirmed within this is expired (410)
     evidence_items: int = 5  # the closest evidence a draft quotes, at most
     conflict_items: int = 5  # the conflicting statements a draft quotes, at most

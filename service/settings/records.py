@@ -10,7 +10,7 @@ __all__ = ["RecordSettings"]
 class RecordSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Every answer the API gives is stored as a record (service/records/); these bound them."""
 
-    enabled: bool = True
+    enabled: bool = True  # off: answers are not recorded
     max_count: int = 100_000  # records kept, the newest; older ones are deleted
     max_age_s: float = 30 * 86_400.0  # records older than this are deleted
     # Records waiting for their write. The answer never waits for it: a full queue drops the

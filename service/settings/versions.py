@@ -27,5 +27,5 @@ class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
     # reconnects with Last-Event-ID and misses nothing).
     feed_poll_s: float = 1.0
     feed_heartbeat_s: float = 15.0
-    max_stream_s: float = 3_600.0
+    max_stream_s: float = 3_600.0  # a stream ends after this
     max_streams: int = 100  # open at once per process; one more is refused with 503
