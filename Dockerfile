@@ -1,12 +1,6 @@
 # The kgs service: `docker compose up` builds and runs it next to Neo4j (docker-compose.yml).
 # The default command ingests the shipped knowledge base, then serves the API on port 8000.
 
-# The evidence inspector's graph drawing library from npm, the version the Makefile vendors.
-FROM node:22.12-bookworm-slim AS inspector-assets
-ARG CYTOSCAPE=3.35.0
-WORKDIR /assets
-RUN npm pack --silent cytoscape@${CYTOSCAPE} >/dev/null && tar -xzf cytoscape-${CYTOSCAPE}.tgz
-
 FROM python:3.11-slim-bookworm
 
 # PyTorch's CPU-only wheels (no CUDA libraries: about 2 GB smaller than PyPI's Linux wheel).
@@ -30,15 +24,12 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
  && rm /tmp/requirements.txt /tmp/torch.txt
 
 # The project itself, installed in place as in a checkout: cypher/ and knowledge_base/ are found
-# next to pyproject.toml.
-COPY README.md ./
+# next to pyproject.toml. The inspector's library is vendored in service/ (THIRD_PARTY_NOTICES.md).
+COPY README.md LICENSE THIRD_PARTY_NOTICES.md ./
 COPY cypher ./cypher
 COPY ingest ./ingest
 COPY service ./service
 COPY knowledge_base ./knowledge_base
-COPY --from=inspector-assets /assets/package/dist/cytoscape.min.js /assets/package/LICENSE \
-     ./service/api/inspector/vendor/
-RUN mv service/api/inspector/vendor/LICENSE service/api/inspector/vendor/cytoscape.LICENSE
 RUN pip install --no-deps -e . && python -m compileall -q service ingest
 
 RUN useradd --create-home --uid 10001 --user-group kgs

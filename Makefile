@@ -3,39 +3,51 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 KGS    := $(BIN)/kgs
-STAMP  := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV     := $(VENV)/.installed-dev
 
-.PHONY: install run test lint typecheck neo4j-start neo4j-stop neo4j-status bench clean
+.PHONY: install install-dev vendor run test lint typecheck neo4j-start neo4j-stop neo4j-status bench clean
 
-$(STAMP): pyproject.toml
+# `make run` installs what serving needs; `make test` adds the dev extra (test tools, Playwright,
+# llama.cpp built from source for the local-model tests: about ten minutes on two cores).
+$(RUNTIME): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --disable-pip-version-check -q --upgrade pip
-	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/pip install --disable-pip-version-check -q -e .
+	touch $(RUNTIME)
 
-# The evidence inspector's graph drawing library, vendored from npm at install time (the page
-# loads nothing from the internet); its licence is copied beside it.
+$(DEV): $(RUNTIME)
+	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev]'
+	touch $(DEV)
+
+install: $(RUNTIME)
+install-dev: $(DEV)
+
+# The inspector's graph drawing library is vendored in the repository with its licence
+# (THIRD_PARTY_NOTICES.md), so no user needs npm; `make vendor` refreshes it from npm.
 CYTOSCAPE := 3.35.0
 VENDOR    := service/api/inspector/vendor
-$(VENDOR)/cytoscape.min.js:
-	@command -v npm >/dev/null || { echo "npm is required to vendor the inspector's assets"; exit 1; }
+vendor:
+	@command -v npm >/dev/null || { echo "npm is required to refresh the vendored assets"; exit 1; }
 	rm -rf build/npm && mkdir -p build/npm $(VENDOR)
 	cd build/npm && npm pack --silent cytoscape@$(CYTOSCAPE) >/dev/null && tar -xzf cytoscape-$(CYTOSCAPE).tgz
 	cp build/npm/package/dist/cytoscape.min.js $(VENDOR)/cytoscape.min.js
 	cp build/npm/package/LICENSE $(VENDOR)/cytoscape.LICENSE
 
 # Debian's chromium for the inspector's browser tests (driven by Playwright from PyPI), and a
-# font with Chinese glyphs for its Chinese labels.
+# font with Chinese glyphs for its Chinese labels; nothing is installed where chromium is
+# already on the PATH, and without root or password-less sudo the step says what to install.
 BROWSER_PACKAGES := chromium fonts-wqy-zenhei
 .PHONY: browser
 browser:
-	@dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1 || { \
-	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	@command -v chromium >/dev/null 2>&1 || dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO=sudo; \
+	  else echo "make test needs Debian's $(BROWSER_PACKAGES) for the browser test; install them" \
+	    "(apt-get install $(BROWSER_PACKAGES)) as root, then run make test again"; exit 1; fi; \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BROWSER_PACKAGES); }
-
-install: $(STAMP) $(VENDOR)/cytoscape.min.js
 
 # Provision the database the way the code chooses it (NEO4J_URI, Docker, or the local server),
 # apply the schema, ingest the shipped knowledge base, serve the API on 127.0.0.1:8000
@@ -46,29 +58,29 @@ run: install
 
 # Same provisioning (the test session chooses and starts Neo4j like the service does), then
 # lint, type checks and every test against the real Neo4j.
-test: install browser
+test: install-dev browser
 	$(BIN)/ruff check service ingest tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest -p no:cacheprovider tests
 
-lint: install
+lint: install-dev
 	$(BIN)/ruff check service ingest tests
 	$(BIN)/ruff format --check service ingest tests
 	$(BIN)/lint-imports
 
-typecheck: install
+typecheck: install-dev
 	$(BIN)/mypy
 
 # Every benchmark script in bench/ with its own bounded defaults, then one table of figures.
-bench: install
+bench: install-dev
 	$(BIN)/python bench/run_all.py
 
 # The fault suite (kill -9 during ingest, Neo4j killed under load, concurrent writers, hostile
 # input, rate limits, timeouts; the same tests run in `make test`), then the long load test
 # (64 clients for 120 s over 5,000 documents), then a table of each result and its figures.
 .PHONY: faults
-faults: install
+faults: install-dev
 	$(BIN)/python bench/faults_report.py --load
 
 neo4j-start: install
@@ -79,4 +91,4 @@ neo4j-status: install
 	$(KGS) neo4j status
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build $(VENDOR)
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build

@@ -280,15 +280,17 @@ def test_python_image_satisfies_requires_python() -> None:
     assert Version(f"{version.group(1)}.{version.group(2)}.0") in spec
 
 
-def test_the_image_vendors_the_inspector_library_the_makefile_does() -> None:
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    pinned = re.search(r"^CYTOSCAPE\s*:=\s*(\S+)$", makefile, re.MULTILINE)
-    args = dict(a.partition("=")[::2] for a in _instruction("ARG"))
-    assert pinned and args.get("CYTOSCAPE") == pinned.group(1)
-    copies = " ".join(_instruction("COPY"))
-    assert "--from=inspector-assets" in copies and "service/api/inspector/vendor/" in copies
-    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
-    assert "service/api/inspector/vendor" in ignored  # the image takes npm's copy, not a local one
+def test_the_image_takes_the_vendored_inspector_library_and_the_licences() -> None:
+    """The inspector's library is in the repository (no npm anywhere): the image copies it with
+    service/, and the licence files pyproject.toml names, which the install needs."""
+    vendor = ROOT / "service" / "api" / "inspector" / "vendor"
+    assert (vendor / "cytoscape.min.js").is_file() and (vendor / "cytoscape.LICENSE").is_file()
+    copied = " ".join(_instruction("COPY"))
+    assert "--from=" not in copied and "./service" in copied
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for name in pyproject["project"]["license-files"]:
+        assert name in copied.split(), f"{name} is not copied into the image"
+    assert not _ignored("service/api/inspector/vendor/cytoscape.min.js", _dockerignore())
 
 
 # -- ports, environment, route -------------------------------------------------------------------
