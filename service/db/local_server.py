@@ -19,6 +19,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -142,6 +143,7 @@ class LocalNeo4jServer:
             self._wait_for_bolt(pid)
             log.info("local Neo4j already running (pid %s)", pid)
             return self.status()
+        self._require_free_ports()
         self.provision()
         self._write_config()
         self._set_initial_password()
@@ -305,6 +307,18 @@ class LocalNeo4jServer:
         self.pid_file.unlink(missing_ok=True)
         return None
 
+    def _require_free_ports(self) -> None:
+        """Another process on the Bolt or HTTP port (another checkout's Neo4j, most often) would
+        answer in our server's place, with a password ours does not know."""
+        settings = self.settings
+        for name, port in (("BOLT", settings.bolt_port), ("HTTP", settings.http_port)):
+            if _port_taken(settings.listen_address, port):
+                raise LocalNeo4jError(
+                    f"port {port} on {settings.listen_address} is in use by another process, so "
+                    f"the local Neo4j cannot start: stop that process (another Neo4j?) or set "
+                    f"KGS_NEO4J_{name}_PORT to a free port"
+                )
+
     def _wait_for_bolt(self, pid: int) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_s
         last_error = "no answer yet"
@@ -349,6 +363,12 @@ class LocalNeo4jServer:
         deadline = time.monotonic() + timeout_s
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
+
+
+def _port_taken(address: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex((address, port)) == 0
 
 
 def _require_java() -> str:
