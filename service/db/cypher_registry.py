@@ -190,7 +190,7 @@ def with_vector_property(stmt: Statement, params: Mapping[str, Any]) -> Statemen
     """The statement with its token VectorProperty replaced by `params["property"]`, which must
     be a model's vector property. A statement that reads vectors names their property in its
     text: read through `p[$property]`, the exact cosine scan took 1.6 times as long
-    (bench/vector_read_ab.py, docs/benchmarks.md). Statements without the token are returned
+    (bench/studies/vector_read_ab.py, docs/benchmarks.md). Statements without the token are returned
     as they are."""
     if VECTOR_PROPERTY_TOKEN not in stmt.text:
         return stmt

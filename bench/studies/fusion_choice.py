@@ -1,6 +1,7 @@
 """Choose the retrieval fusion on the fit halves of every public set, report the other halves.
 
-    .venv/bin/python bench/fusion_choice.py [--sets clapnq,s10-plain,s10-structured,squad]
+    PYTHONPATH=bench .venv/bin/python bench/studies/fusion_choice.py \
+        [--sets clapnq,s10-plain,s10-structured,squad]
 
 Runs only retrieval (retrieve_spans, topK 10) over the scopes bench/public_sets.py ingested,
 for each candidate fusion (PipelineSettings.fusion and the channel weights), and prints document

@@ -1,6 +1,6 @@
 """Would a reader-like signal separate answerable from unanswerable questions? An offline study.
 
-    .venv/bin/python bench/answerability_study.py
+    PYTHONPATH=bench .venv/bin/python bench/studies/answerability_study.py
 
 Reads the outcomes of bench/public_sets.py (bench/out/public/<set>.jsonl) and the plain files it
 wrote (bench/out/public-kb/), and for each question's top-ranked document computes:

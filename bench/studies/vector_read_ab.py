@@ -3,7 +3,8 @@ channel (cypher/retrieval/vector_paragraphs_exact) as it runs, the property writ
 (`p.embedding`), against the same text reading it by name (`p[$property]`), alternating, on one
 scope.
 
-    .venv/bin/python bench/vector_read_ab.py [--scope bench-latency-10k] [--runs 200]
+    PYTHONPATH=bench .venv/bin/python bench/studies/vector_read_ab.py \
+        [--scope bench-latency-10k] [--runs 200]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Ingest's embedding of many paragraphs: sentence-transformers' encode() against the traced
 graph in length-sorted batches (ingest/embeddings.py), alternating, on the same texts.
 
-    .venv/bin/python bench/traced_batches.py [--texts 1536] [--rounds 3]
+    PYTHONPATH=bench .venv/bin/python bench/studies/traced_batches.py [--texts 1536] [--rounds 3]
 
 The texts are the embedding inputs (title and paragraph) of the generated latency corpus
 (bench/latency/corpus.py). Prints texts per second for each round and the largest difference

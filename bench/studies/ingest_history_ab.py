@@ -1,7 +1,7 @@
 """Ingest throughput with document history against the code before it: the same generated
 corpus written into a fresh scope by each code version in turn, alternating.
 
-    .venv/bin/python bench/ingest_history_ab.py [--baseline b2b01b2] [--paragraphs 10000]
+    .venv/bin/python bench/studies/ingest_history_ab.py [--baseline b2b01b2] [--paragraphs 10000]
                                                 [--rounds 2]
 
 The baseline commit (default: the last one before versions) is checked out as a git worktree
