@@ -19,6 +19,7 @@ import re
 import sys
 import textwrap
 import tokenize
+import types
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -156,7 +157,7 @@ def _first_sentence(text: str) -> str:
 def _type_name(kind: Any) -> str:
     if typing.get_origin(kind) is typing.Literal:
         return " \\| ".join(f"`{a}`" for a in typing.get_args(kind))
-    if typing.get_origin(kind) in (typing.Union, __import__("types").UnionType):
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
         return " or ".join(_type_name(a) for a in typing.get_args(kind) if a is not type(None))
     if isinstance(kind, type):
         return {bool: "on/off", Path: "path"}.get(kind, kind.__name__)
