@@ -312,6 +312,9 @@ class LocalNeo4jServer:
         answer in our server's place, with a password ours does not know."""
         settings = self.settings
         for name, port in (("BOLT", settings.bolt_port), ("HTTP", settings.http_port)):
+            deadline = time.monotonic() + _PORT_RELEASE_S
+            while _port_taken(settings.listen_address, port) and time.monotonic() < deadline:
+                time.sleep(_POLL_INTERVAL_S)
             if _port_taken(settings.listen_address, port):
                 raise LocalNeo4jError(
                     f"port {port} on {settings.listen_address} is in use by another process, so "
@@ -363,6 +366,11 @@ class LocalNeo4jServer:
         deadline = time.monotonic() + timeout_s
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
+
+
+# A server killed a moment ago still holds its ports while its threads exit (its main thread
+# already shows as a zombie): a port taken for longer than this belongs to another process.
+_PORT_RELEASE_S = 10.0
 
 
 def _port_taken(address: str, port: int) -> bool:
