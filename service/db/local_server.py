@@ -313,9 +313,11 @@ class LocalNeo4jServer:
         settings = self.settings
         for name, port in (("BOLT", settings.bolt_port), ("HTTP", settings.http_port)):
             deadline = time.monotonic() + _PORT_RELEASE_S
-            while _port_taken(settings.listen_address, port) and time.monotonic() < deadline:
+            while taken := _port_taken(settings.listen_address, port):
+                if time.monotonic() >= deadline:
+                    break
                 time.sleep(_POLL_INTERVAL_S)
-            if _port_taken(settings.listen_address, port):
+            if taken:
                 raise LocalNeo4jError(
                     f"port {port} on {settings.listen_address} is in use by another process, so "
                     f"the local Neo4j cannot start: stop that process (another Neo4j?) or set "

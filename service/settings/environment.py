@@ -69,10 +69,6 @@ class Field(msgspec.Struct, frozen=True):
 
 def field_variables(cls: type[msgspec.Struct], prefix: str) -> list[Field]:
     """Each field of `cls` with the variable it reads (nested Structs as they are)."""
-    return _fields(cls, prefix)
-
-
-def _fields(cls: type[msgspec.Struct], prefix: str) -> list[Field]:
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = []
     for info in msgspec.structs.fields(cls):
@@ -117,7 +113,7 @@ def read_section(cls: type[S], env: Mapping[str, str], prefix: str, **given: Any
     fields as passed (values that do not come from one variable, such as paths)."""
     raw: dict[str, Any] = {}
     variables: dict[str, Field] = {}
-    for field in _fields(cls, prefix):
+    for field in field_variables(cls, prefix):
         if field.name in given:
             continue
         if isinstance(field.kind, type) and issubclass(field.kind, msgspec.Struct):
