@@ -10,8 +10,8 @@ Profiles (from the plan's intent):
   sentences are not promoted unless the question compares procedures; Mermaid comparison edges
   become readable statements, fences never leak;
 - causal_explain: mechanism, consequence, boundary;
-- generic: sentences ranked by query-term coverage.
-Definition, causal_explain, compare and generic answers then quote the contiguous passage around
+- generic: the best-matching page's opening sentences and its best-matching ones, in reading order.
+Definition, causal_explain and compare answers then quote the contiguous passage around
 their lead sentence (the chosen sentences of its paragraph, gaps filled, a sentence before and two
 after; AnswerSettings.*_passage_*): the definition after its defining sentence, each compared
 side within its own paragraph; chosen sentences keep their slots.
@@ -210,7 +210,7 @@ def select(
         take("failure", [s for s in pool if s.label.startswith("failure")
                          and s.procedure_step is None], 2)  # fmt: skip
     elif profile == "how_to":
-        anchor_docs = {s.document_id for s in direct[:3]}
+        anchor_docs = {s.document_id for s in direct[:1]}
         # Unlabelled sentences must be about the question (a distractor section of the same
         # page, e.g. the legacy variant of a procedure, is not); labelled ones are structure.
         same = sorted(
@@ -331,18 +331,25 @@ def select(
             run = _around(taken, prose, taken[0][1], _limits(settings, "definition"), "attributes")
             taken = _unique([taken[0], *run, *taken[1:]])
     else:
-        # The best-matching page answers; its other on-topic sentences support it before any
-        # other page is quoted.
+        # The best-matching page answers, the way its author would: its opening sentences (what
+        # the page is about), then its sentences that match the question best, in the page's
+        # reading order. Chosen on the fit halves of the public sets over a passage around the
+        # best sentence and over more pages (docs/benchmarks.md, "Public sets").
         best = ([s for s in direct if s in relevant] or direct)[:1]
-        home = best[0].document_id if best else None
-        answer = [s for s in direct if s in relevant]
-        answer.sort(key=lambda s: s.document_id != home)  # stable: keeps the ranking
-        take("answer", answer or direct, 3)
-        support = [s for s in context if s in relevant]
-        support.sort(key=lambda s: s.document_id != home)
-        take("support", support, 3)
-        take("graph", [s for s in neighbours if s in relevant], 1)
-        taken = _passage(taken, pool, settings)
+        if best:
+            home = best[0].document_id
+            page = sorted((s for s in pool if s.document_id == home and s.kind != "mermaid"),
+                          key=lambda s: s.start)  # fmt: skip
+            matched = [s for s in ranked if s.document_id == home and s.kind != "mermaid"]
+            chosen = {_key(s): s for s in page[: settings.generic_lead_sentences]}
+            chosen.update((_key(s), s) for s in matched[: settings.generic_best_sentences])
+            take("answer", sorted(chosen.values(), key=lambda s: s.start), len(chosen))
+            # Then where the page sits in the graph: the first sentence of each neighbour page
+            # its relations lead to ("Drift is measured against the reference beam").
+            prose = [s for s in neighbours if s.kind != "mermaid" and s.document_id != home]
+            take("graph", _leads(prose), settings.generic_graph_sentences)
+        else:
+            take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
     return taken
 
 
@@ -385,23 +392,6 @@ def _span(
     last = min(len(paragraph) - 1, hi + after, lo + limit - 1)
     first = max(0, lo - before, last - limit + 1)
     return paragraph[first : last + 1]
-
-
-def _passage(
-    taken: Sequence[tuple[str, EvidenceSentence]],
-    pool: Sequence[EvidenceSentence],
-    settings: AnswerSettings,
-) -> list[tuple[str, EvidenceSentence]]:
-    """The generic answer as one contiguous passage of the best sentence's paragraph (_span),
-    then the chosen sentences of other paragraphs."""
-    if not taken:
-        return []
-    span = _span(taken[0][1], [s for _, s in taken], pool, settings.generic_passage_sentences,
-                 settings.generic_passage_before, settings.generic_passage_after)  # fmt: skip
-    if not span:
-        return list(taken)
-    inside = {_key(s) for s in span}
-    return [("answer", s) for s in span] + [(t, s) for t, s in taken if _key(s) not in inside]
 
 
 def _around(

@@ -78,6 +78,7 @@ _IMPERATIVE = frozenset(_IMPERATIVE_VERBS.split())
 _MIN_INSTRUCTIONS = 2  # imperative sentences that make running text a procedure
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
+_OPTIONS_AFTER = 12  # paragraphs a closing "... the following options:" step keeps after it
 _INTRO_CHARS = 300  # of the introduction and the first block, read for the procedure's name
 
 
@@ -158,8 +159,25 @@ def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
     # introduction of a table or of "First, ... Next, ..." paragraphs is not a rival to it.
     laid_out = {_path(r)[:depth] for _, block, _ in blocks for r in block
                 for depth in (len(_path(r)), len(_path(r)) - 1)}  # fmt: skip
-    blocks += [b for b in _instruction_runs(rows) if _path(b[1][-1]) not in laid_out]
+    blocks += [(layout, _with_options(rows, block), starts)
+               for layout, block, starts in _instruction_runs(rows)
+               if _path(block[-1]) not in laid_out]  # fmt: skip
     return blocks
+
+
+def _with_options(rows: Sequence[Row], block: list[Row]) -> list[Row]:
+    """Running text whose last instruction introduces what follows ("tap Edit for the following
+    options:") keeps the paragraphs of its section after it (up to `_OPTIONS_AFTER`): the options
+    are part of that step, however little they resemble the question."""
+    if not str(block[-1]["text"]).rstrip().endswith(":"):
+        return block
+    at = next(i for i, r in enumerate(rows) if r["paragraphId"] == block[-1]["paragraphId"])
+    after = []
+    for row in rows[at + 1 : at + 1 + _OPTIONS_AFTER]:
+        if _path(row) != _path(block[-1]) or str(row["kind"]) not in ("paragraph", "list"):
+            break
+        after.append(row)
+    return [*block, *after]
 
 
 def _instruction_runs(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:

@@ -75,14 +75,16 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # answers a how-to question without the answerability gate (which reads sentences).
     procedure_named_share: float = 0.5
     answer_chars: int = 1800  # longest public answer text
-    # Generic profile: the answer is the contiguous passage of the best sentence's paragraph
-    # around the chosen sentences (composer._passage), in sentences; 0 keeps ranked picks only.
-    generic_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7  # longest passage
-    generic_passage_before: int = 1  # sentences added before the first chosen one
-    generic_passage_after: int = 2  # and after the last
-    # The same rule for the other profiles, each around its own lead sentence: the definition
-    # after its defining sentence, the causal answer around its lead, each compared side within
-    # its own paragraph. Fillers are cited like any sentence; 0 turns a profile's passage off.
+    # Generic profile (composer.select): the best-matching page's first sentences, then its
+    # sentences that match the question best, in the page's reading order.
+    generic_lead_sentences: Annotated[int, ZERO_ALLOWED] = 2
+    generic_best_sentences: int = 2  # the generic answer's best-matching sentences
+    # and the first sentence of each neighbour page it quotes after them (0: none)
+    generic_graph_sentences: Annotated[int, ZERO_ALLOWED] = 2
+    # Definition, causal and compare profiles: the contiguous passage of the paragraph around
+    # the profile's lead sentence (composer._span): the definition after its defining sentence,
+    # the causal answer around its lead, each compared side within its own paragraph. Fillers
+    # are cited like any sentence; 0 turns a profile's passage off.
     definition_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7
     definition_passage_before: int = 1
     definition_passage_after: int = 2

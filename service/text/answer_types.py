@@ -125,6 +125,13 @@ _PLACE_CUE = re.compile(
     r"address|folder|directory|menu|port|socket|slot)\b|\blocated\b",
     re.IGNORECASE,
 )
+# "Where did the word come from?" asks for an origin (a story, a source, a language), which
+# no pattern decides; "where is it made" asks for a place.
+_ORIGIN = re.compile(
+    r"\bwhere (?:\w+ ){1,8}?(?:come|comes|came|coming) from\b|\bwhere (?:\w+ ){1,8}?"
+    r"(?:originate[sd]?|derive[sd]?|stem(?:s|med)?)\b",
+    re.IGNORECASE,
+)
 _QUANTITY_CUE = re.compile(
     r"\bhow (?:many|much|big|large|small|heavy|tall|high|wide|deep|far|long|hot|cold|fast|"
     r"thick|loud|bright|old)\b|\bwhat(?:'s| is| are)? (?:the )?(?:maximum |minimum |max |min |"
@@ -221,7 +228,7 @@ def expected_type(question: str) -> AnswerType | None:
         return AnswerType(name="person", noun="person or team", cue=match.group(0))
     if match := _DATE_CUE.search(text):
         return AnswerType(name="date", noun="date", cue=match.group(0))
-    if match := _PLACE_CUE.search(text):
+    if (match := _PLACE_CUE.search(text)) and not _ORIGIN.search(text):
         return AnswerType(name="place", noun="place", cue=match.group(0))
     if match := _YES_NO.search(text):
         return AnswerType(name="yes_no", noun="answer", cue=match.group(0).strip())

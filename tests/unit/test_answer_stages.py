@@ -312,9 +312,6 @@ _PASSAGE = (
 
 PASSAGE = msgspec.structs.replace(
     SETTINGS,
-    generic_passage_sentences=7,
-    generic_passage_before=1,
-    generic_passage_after=2,
     definition_passage_sentences=7,
     definition_passage_before=1,
     definition_passage_after=2,
@@ -331,37 +328,25 @@ def _passage_draft(query: str, settings: AnswerSettings = PASSAGE) -> Draft:
     return compose_answer(plan_for(query), pack, pool, context(), settings=settings)
 
 
-def test_generic_answer_is_the_contiguous_passage_around_the_chosen_sentences() -> None:
-    draft = _passage_draft("moon pulls oceans spring tides align")
+def test_generic_answer_is_the_page_s_lead_then_its_best_sentences_in_reading_order() -> None:
+    draft = _passage_draft("spring tides sun moon align")
     assert draft.profile == "generic"
     texts = [s.text for s in draft.sentences]
-    # The two ranked sentences (2nd and 5th), the ones between them, one before and two after,
-    # in reading order; the remaining tail is not quoted.
-    assert texts[0] == "Tides are the rise and fall of sea levels."
-    assert texts[1] == "The Moon pulls the oceans toward it."
-    assert "This bulge follows the Moon around the Earth." in texts  # between the two
-    assert texts[4] == "Spring tides happen when the Sun and Moon align."
-    assert texts[-1] == "Fishermen plan around them."
+    # The page's first two sentences, then its two best-matching ones (the 5th, and the 2nd,
+    # already in the lead, so the next best), in reading order; nothing between them.
+    assert texts[:2] == ["Tides are the rise and fall of sea levels.",
+                         "The Moon pulls the oceans toward it."]  # fmt: skip
+    assert "Spring tides happen when the Sun and Moon align." in texts
+    assert "A second bulge forms on the far side." not in texts
     assert "Surfers watch them too." not in texts
     starts = [s.evidence[0].start for s in draft.sentences]
     assert starts == sorted(starts)
-    # At most generic_passage_sentences, kept on the best sentence's side; 0 turns it off.
-    short = _passage_draft(
-        "moon pulls oceans spring tides align",
-        msgspec.structs.replace(PASSAGE, generic_passage_sentences=3),
+    # Each part is its own limit: no lead, one best sentence.
+    bare = _passage_draft(
+        "spring tides sun moon align",
+        msgspec.structs.replace(PASSAGE, generic_lead_sentences=0, generic_best_sentences=1),
     )
-    assert [s.text for s in short.sentences][:3] == [
-        "This bulge follows the Moon around the Earth.",
-        "A second bulge forms on the far side.",
-        "Spring tides happen when the Sun and Moon align.",
-    ]  # then the ranked picks outside it
-    assert len(short.sentences) == 5
-    off = _passage_draft(
-        "moon pulls oceans spring tides align",
-        msgspec.structs.replace(PASSAGE, generic_passage_sentences=0),
-    )
-    assert off.sentences[0].text == "Spring tides happen when the Sun and Moon align."
-    assert "Fishermen plan around them." not in [s.text for s in off.sentences]
+    assert [s.text for s in bare.sentences] == ["Spring tides happen when the Sun and Moon align."]
 
 
 def test_definition_leads_with_its_defining_sentence_then_that_sentence_s_passage() -> None:

@@ -33,6 +33,9 @@ from service.text.vocabulary import english_words
         ("When was the garden founded?", "date"),
         ("Who maintains the centrifuge?", "person"),
         ("Where is the fire extinguisher?", "place"),
+        ("Where do I find the filter?", "place"),
+        ("Where did the word tar heel come from?", None),  # an origin, not a place
+        ("Where did the hurricane originate?", None),
         ("Which firmware version is current?", "version"),
         ("Is the jug dishwasher safe?", "yes_no"),
         ("What is water glass?", None),
