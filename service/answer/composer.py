@@ -156,8 +156,15 @@ def _procedure_rest(
         text = f"Some steps of this procedure did not fit in this answer; all are in {where}."
     else:
         return []
-    return [DraftSentence(text=text, kind="caveat", slot="procedure_rest",
-                          fragment_ids=(fragment.id,), citation_ids=fragment.citation_ids)]
+    return [
+        DraftSentence(
+            text=text,
+            kind="caveat",
+            slot="procedure_rest",
+            fragment_ids=(fragment.id,),
+            citation_ids=fragment.citation_ids,
+        )
+    ]
 
 
 def _distinct(sentences: Sequence[DraftSentence]) -> list[DraftSentence]:

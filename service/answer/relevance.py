@@ -35,9 +35,7 @@ from service.text.relation_labels import compact_key
 __all__ = ["off_question", "relevant"]
 
 # Slots that hold a procedure's parts: they are in the answer because the procedure is.
-_PROCEDURE_SLOTS = frozenset(
-    ("procedure", "step", "prerequisite", "check", "failure", "overview")
-)
+_PROCEDURE_SLOTS = frozenset(("procedure", "step", "prerequisite", "check", "failure", "overview"))
 _LINK = re.compile(
     r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|ai|co|info|biz|xyz|ru|cn)"
     r"(?:/\S*)?",
@@ -119,8 +117,10 @@ def off_question(
             found[index] = "link_with_built_query"
         elif links and not step and _coverage(sentence.text, plan) < _LINK_COVERAGE:
             found[index] = "link_off_question"
-        elif step and language_of(sentence.text) not in _SCREENED and not _shares_words(
-            sentence.text, [t for t in procedure if t != sentence.text], plan
+        elif (
+            step
+            and language_of(sentence.text) not in _SCREENED
+            and not _shares_words(sentence.text, [t for t in procedure if t != sentence.text], plan)
         ):
             found[index] = "off_procedure"
         elif not about and not step:

@@ -206,7 +206,8 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
                 label=label,
                 step=int(step_match.group(1)) if step_match else None,
                 procedure_step=bisect.bisect_right(fragment.step_starts, absolute[0])
-                if fragment.step_starts else None,
+                if fragment.step_starts
+                else None,
                 page=sentence_page(row.get("pageFirst"), row.get("pageStarts"), lo),
                 anchor=row.get("anchor"),
             )

@@ -87,9 +87,13 @@ class DocumentVersionController(Controller):
         grant: Grant,
         document_id: str,
         version: Annotated[int | None, VERSION] = None,
-        original: Annotated[bool, Parameter(
-            description="the file as it was uploaded or ingested (a PDF, HTML or Word file), "
-            "not the Markdown text it was converted to; for Markdown, the same text")] = False,
+        original: Annotated[
+            bool,
+            Parameter(
+                description="the file as it was uploaded or ingested (a PDF, HTML or Word file), "
+                "not the Markdown text it was converted to; for Markdown, the same text"
+            ),
+        ] = False,
     ) -> Response[str | bytes]:
         """The exact text of a version (the head's by default): what its offsets index; with
         `original=true`, the original file of a converted document."""
@@ -105,10 +109,16 @@ class DocumentVersionController(Controller):
             name = str(row["path"]).rsplit("/", 1)[-1]
             disposition = f"inline; filename*=UTF-8''{quote(name)}"
             if row["original"] is not None:
-                return Response(bytes(row["original"]), media_type=str(row["mediaType"]),
-                                headers={**headers, "Content-Disposition": disposition})
-            return Response(str(row["source"]), media_type="text/markdown; charset=utf-8",
-                            headers={**headers, "Content-Disposition": disposition})
+                return Response(
+                    bytes(row["original"]),
+                    media_type=str(row["mediaType"]),
+                    headers={**headers, "Content-Disposition": disposition},
+                )
+            return Response(
+                str(row["source"]),
+                media_type="text/markdown; charset=utf-8",
+                headers={**headers, "Content-Disposition": disposition},
+            )
         stored = stored_version(graph, document_id, version or head)
         return Response(
             str(stored["source"]), media_type="text/markdown; charset=utf-8", headers=headers

@@ -187,18 +187,26 @@ def _procedure_fragment(
     ]  # fmt: skip
     if not found:
         return None
-    _, best = max(found, key=lambda f: (f[1].score - 0.25 * f[0]))
+    _, best = max(found, key=lambda f: f[1].score - 0.25 * f[0])
     inside = any(str(r["paragraphId"]) == hit_ids[0] for r in best.rows)
     # Without a cue, only an ordered procedure that holds the best hit answers the question
     # (a bulleted list of references or notes is no procedure).
     if generic and not (inside and best.layout != "bulleted" and best.named >= 0.3):
         return None
     top = retrieval.hits[0]
-    kp = next((h.knowledge_point_ids[0] for h in retrieval.hits
-               if h.document_id == best.rows[0]["documentId"] and h.knowledge_point_ids), None)
+    kp = next(
+        (
+            h.knowledge_point_ids[0]
+            for h in retrieval.hits
+            if h.document_id == best.rows[0]["documentId"] and h.knowledge_point_ids
+        ),
+        None,
+    )
     fragment = _fragment("direct_support", best.rows, "section", top.score + 1.0, kp)
     return msgspec.structs.replace(
-        fragment, step_starts=best.step_starts, heading_path=best.heading_path,
+        fragment,
+        step_starts=best.step_starts,
+        heading_path=best.heading_path,
         procedure_named=best.named,
     )
 

@@ -107,8 +107,24 @@ _QUESTION_WORDS = frozenset(
 # Words of _QUESTION_WORDS that are content words outside a question phrase ("long press",
 # "big end"): dropped only right after "how".
 _AFTER_HOW = frozenset(
-    ("long", "much", "many", "far", "soon", "old", "big", "large", "heavy", "tall", "high",
-     "wide", "deep", "hot", "cold", "fast")
+    (
+        "long",
+        "much",
+        "many",
+        "far",
+        "soon",
+        "old",
+        "big",
+        "large",
+        "heavy",
+        "tall",
+        "high",
+        "wide",
+        "deep",
+        "hot",
+        "cold",
+        "fast",
+    )
 )
 # Latin words (with inner - . /) and CJK runs are separate tokens: "什么是waterglass" has two.
 # Accented Latin words ("cuánto", "größe") are one token; so are Indic words with their vowel

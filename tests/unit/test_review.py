@@ -453,7 +453,7 @@ The kettle holds 1.7 litres and has three temperature presets.
 
 
 def test_duration_frequency_and_count_questions_need_no_interrogative_words() -> None:
-    """"How long", "how often" and "how many" ask; "long", "often" and "many" are not terms a
+    """ "How long", "how often" and "how many" ask; "long", "often" and "many" are not terms a
     page must contain."""
     long, often, many, absent = _review(
         ["How long is the warranty?", "How often should I descale the kettle?",

@@ -82,6 +82,15 @@ def test_a_unit_the_question_names_is_the_asked_type_not_its_subject() -> None:
     assert check_typed_value(tall, cord).outcome == "missing"
 
 
+def test_an_irregular_verb_form_names_the_asked_act() -> None:
+    """ "who wrote" is answered by "was written by"; another act is still another subject."""
+    plan = plan_query("who wrote the harbour song", "s")
+    written = _draft("The song was written by Mara Quill in a single night.", "Harbour Song")
+    assert check_typed_value(plan, written).outcome == "present"
+    sung = _draft("The song was sung by Mara Quill in a single night.", "Harbour Song")
+    assert check_typed_value(plan, sung).outcome == "missing"
+
+
 def test_a_duration_is_found_in_words_and_figures() -> None:
     warranty = expected_type("How long is the warranty?")
     assert warranty is not None

@@ -90,8 +90,10 @@ def in_context(facts: Sequence[Fact], passages: Sequence[Passage]) -> list[Fact]
     kept: list[Fact] = []
     for fact in facts:
         lo = fact.value_start - fact.sentence_start
-        if fact.kind == "aligned" and _LIST_NUMBER.match(fact.sentence[: max(lo, 0) + 4]) and (
-            lo <= 4
+        if (
+            fact.kind == "aligned"
+            and _LIST_NUMBER.match(fact.sentence[: max(lo, 0) + 4])
+            and (lo <= 4)
         ):
             continue
         extra: list[tuple[str, str]] = []
