@@ -1,8 +1,8 @@
 """compose_answer: one public answer from the context pack, by answer profile, without any model.
 
 Profiles (from the plan's intent):
-- definition: the defining sentence, then mechanism and attributes, the graph position (what
-  comes before and after it, from neighbour evidence), caveats;
+- definition: the defining sentence, then its page's answer (_page_answer), the graph position
+  (what comes before and after it, from neighbour evidence), caveats;
 - how_to: with a whole procedure in the pack (Fragment.step_starts), that procedure in reading
   order, every step up to `procedure_max_steps` and a pointer to the rest; without one,
   prerequisites, the ordered steps, downstream checks, failure handling;
@@ -10,11 +10,12 @@ Profiles (from the plan's intent):
   sentences are not promoted unless the question compares procedures; Mermaid comparison edges
   become readable statements, fences never leak;
 - causal_explain: mechanism, consequence, boundary;
-- generic: the best-matching page's opening sentences and its best-matching ones, in reading order.
-Definition, causal_explain and compare answers then quote the contiguous passage around
-their lead sentence (the chosen sentences of its paragraph, gaps filled, a sentence before and two
-after; AnswerSettings.*_passage_*): the definition after its defining sentence, each compared
-side within its own paragraph; chosen sentences keep their slots.
+- generic: the best-matching page's answer: its opening sentences and its other best-matching
+  ones, in reading order (_page_answer), then the first sentence of each neighbour page.
+Causal_explain and compare answers then quote the contiguous passage around their lead sentence
+(the chosen sentences of its paragraph, gaps filled, a sentence before and two after;
+AnswerSettings.*_passage_*), each compared side within its own paragraph; chosen sentences keep
+their slots.
 Conflict fragments come first and are kept whole: both values, never one picked; sentences that
 state only one of the conflicting values are left out. Every sentence is an EvidenceSentence (or
 a conflict/caveat line built from pack facts), so each keeps its citation.
@@ -130,7 +131,7 @@ def compose_answer(
         and not (latin and _mostly_cjk(s.text))
     ]  # fmt: skip
     chosen = select(profile, plan, usable, settings, operand_points)
-    sentences = _distinct([*conflicts, *_as_draft(chosen)])
+    sentences = _distinct([*conflicts, *_carry_headings(_as_draft(chosen), plan)])
     if profile == "how_to":
         sentences += _procedure_rest(pack, usable, settings)
     return Draft(profile=profile, sentences=tuple(_bounded(sentences, settings)))
@@ -326,31 +327,19 @@ def select(
     elif profile == "definition":
         defining = [s for s in direct if _DEFINING.search(s.text)] or direct
         take("definition", defining, 1)
-        # Attributes of the defined concept come from its own document first: a sibling page
-        # with a similar name is not about it.
-        home = defining[0].document_id if defining else None
-        own = [s for s in direct + context if s.kind != "mermaid" and s.document_id == home]
-        take("attributes", own or [s for s in direct + context if s.kind != "mermaid"], 3)
+        # Then the defined concept's own page as its author opens it (a sibling page with a
+        # similar name is not about it), then its place in the graph.
+        if defining:
+            take("attributes", _page_answer(defining[0].document_id, pool, ranked, settings), 4)
         leads = _leads([s for s in neighbours if s.kind != "mermaid"])
         take("graph_position", [s for s in leads if not _PROCEDURAL.search(s.quote)], 2)
-        if taken and taken[0][0] == "definition":  # the defining sentence, then its passage
-            prose = [s for s in pool if s.kind != "mermaid"]
-            run = _around(taken, prose, taken[0][1], _limits(settings, "definition"), "attributes")
-            taken = _unique([taken[0], *run, *taken[1:]])
     else:
-        # The best-matching page answers, the way its author would: its opening sentences (what
-        # the page is about), then its sentences that match the question best, in the page's
-        # reading order. Chosen on the fit halves of the public sets over a passage around the
-        # best sentence and over more pages (docs/benchmarks.md, "Public sets").
+        # The best-matching page answers (_page_answer).
         best = ([s for s in direct if s in relevant] or direct)[:1]
         if best:
             home = best[0].document_id
-            page = sorted((s for s in pool if s.document_id == home and s.kind != "mermaid"),
-                          key=lambda s: s.start)  # fmt: skip
-            matched = [s for s in ranked if s.document_id == home and s.kind != "mermaid"]
-            chosen = {_key(s): s for s in page[: settings.generic_lead_sentences]}
-            chosen.update((_key(s), s) for s in matched[: settings.generic_best_sentences])
-            take("answer", sorted(chosen.values(), key=lambda s: s.start), len(chosen))
+            chosen = _page_answer(home, pool, ranked, settings)
+            take("answer", chosen, len(chosen))
             # Then where the page sits in the graph: the first sentence of each neighbour page
             # its relations lead to ("Drift is measured against the reference beam").
             prose = [s for s in neighbours if s.kind != "mermaid" and s.document_id != home]
@@ -358,6 +347,25 @@ def select(
         else:
             take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
     return taken
+
+
+def _page_answer(
+    home: str,
+    pool: Sequence[EvidenceSentence],
+    ranked: Sequence[EvidenceSentence],
+    settings: AnswerSettings,
+) -> list[EvidenceSentence]:
+    """A page's answer the way its author would give it: its first sentences (what the page is
+    about), then the other sentences of it that match the question best (`ranked` order), in
+    the page's reading order. Chosen on the fit halves of the public sets over a passage around
+    the best sentence (docs/benchmarks.md, "Public sets")."""
+    page = sorted((s for s in pool if s.document_id == home and s.kind != "mermaid"),
+                  key=lambda s: s.start)  # fmt: skip
+    lead = page[: settings.generic_lead_sentences]
+    opening = {_key(s) for s in lead}
+    matched = [s for s in ranked if s.document_id == home and s.kind != "mermaid"
+               and _key(s) not in opening][: settings.generic_best_sentences]  # fmt: skip
+    return sorted([*lead, *matched], key=lambda s: s.start)
 
 
 Key = tuple[str, int, int]
@@ -423,12 +431,9 @@ def _around(
 
 
 def _limits(
-    settings: AnswerSettings, profile: Literal["definition", "causal", "compare"]
+    settings: AnswerSettings, profile: Literal["causal", "compare"]
 ) -> tuple[int, int, int]:
     """(longest passage, sentences before, sentences after) of a profile's passage."""
-    if profile == "definition":
-        return (settings.definition_passage_sentences, settings.definition_passage_before,
-                settings.definition_passage_after)  # fmt: skip
     if profile == "causal":
         return (settings.causal_passage_sentences, settings.causal_passage_before,
                 settings.causal_passage_after)  # fmt: skip
@@ -524,6 +529,28 @@ def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSente
             citation_ids=tuple(e.citation_id for e in evidence), slot=slot,
         ))  # fmt: skip
     return drafted
+
+
+def _carry_headings(sentences: Sequence[DraftSentence], plan: QueryPlan) -> list[DraftSentence]:
+    """A value of the asked type that the page states only in a heading ("## 3.11.0" over
+    "Added CSV export") is the value of what is written under it: the first sentence quoted
+    from under that heading carries it ("3.11.0: Added CSV export ...")."""
+    kind = plan.answer_type
+    if kind is None:
+        return list(sentences)
+    carried: list[DraftSentence] = []
+    seen: set[tuple[str, ...]] = set()
+    for sentence in sentences:
+        path = sentence.evidence[-1].heading_path if sentence.evidence else ()
+        title = path[-1].strip() if path else ""
+        if (
+            sentence.kind == "evidence" and title and path not in seen
+            and not holds_instance(sentence.text, kind) and holds_instance(title, kind)
+        ):  # fmt: skip
+            sentence = msgspec.structs.replace(sentence, text=f"{title}: {sentence.text}")
+        seen.add(path)
+        carried.append(sentence)
+    return carried
 
 
 def conflict_lines(pack: RagContextPack, pool: Sequence[EvidenceSentence]) -> list[DraftSentence]:

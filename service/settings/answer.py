@@ -29,8 +29,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # (bench/fit_answerability.py --calibrate-only, on the fit halves): below
     # `answerability_threshold` the question is declined (the highest threshold at which no
     # public set's fit half refuses more than 5% of its answerable questions); between it and
-    # `answerability_confident_threshold` the answer is partial, with a caveat. Figures in
-    # docs/benchmarks.md.
+    # `answerability_confident_threshold` the review marks the answer uncertain: it keeps its
+    # status with a reason in the trace, and is declined when it also lacks the asked-for
+    # value. Figures in docs/benchmarks.md.
     answerability_paragraph_weight: Annotated[float, SIGNED] = 19.358
     answerability_topic_weight: Annotated[float, SIGNED] = -0.854
     answerability_sentence_weight: Annotated[float, SIGNED] = 3.364
@@ -54,7 +55,8 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     answerability_threshold: Annotated[float, ZERO_ALLOWED] = (
         0.079  # probability; 0 disables the gate
     )
-    answerability_confident_threshold: float = 0.5  # below it (and above the gate): partial
+    # below it (and above the gate): uncertain, declined when the asked-for value is missing
+    answerability_confident_threshold: float = 0.5
     # The judge (only with a provider configured).
     judge_candidates: int = 10  # fragments serialised for the judge
     judge_candidate_chars: int = 600  # per candidate, middle-truncated
@@ -81,13 +83,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     generic_best_sentences: int = 2  # the generic answer's best-matching sentences
     # and the first sentence of each neighbour page it quotes after them (0: none)
     generic_graph_sentences: Annotated[int, ZERO_ALLOWED] = 2
-    # Definition, causal and compare profiles: the contiguous passage of the paragraph around
-    # the profile's lead sentence (composer._span): the definition after its defining sentence,
-    # the causal answer around its lead, each compared side within its own paragraph. Fillers
-    # are cited like any sentence; 0 turns a profile's passage off.
-    definition_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7
-    definition_passage_before: int = 1
-    definition_passage_after: int = 2
+    # Causal and compare profiles: the contiguous passage of the paragraph around the profile's
+    # lead sentence (composer._span): the causal answer around its lead, each compared side
+    # within its own paragraph. Fillers are cited like any sentence; 0 turns a passage off.
     causal_passage_sentences: Annotated[int, ZERO_ALLOWED] = 7  # causal answer's passage
     causal_passage_before: int = 1  # sentences before its lead
     causal_passage_after: int = 2  # and after

@@ -56,8 +56,8 @@ EXTRA_VARIABLES: tuple[Variable, ...] = (
              default="`cypher` in the checkout", bounds="",
              meaning="The folder of named Cypher statements."),
     Variable(name="KGS_API_KEYS", section="api", field="", type="JSON array", default="unset",
-             bounds="", meaning="API keys: name, secret hash, scopes and roles of each "
-             "(docs/api.md)."),
+             bounds="", meaning="API keys: name, SHA-256 of the key, readable scopes and write "
+             "right of each (docs/api.md)."),
     Variable(name="KGS_API_KEYS_FILE", section="api", field="", type="path", default="unset",
              bounds="", meaning="A file holding the same JSON array as KGS_API_KEYS."),
     Variable(name="KGS_API_KEY", section="client", field="", type="str", default="unset",

@@ -186,11 +186,29 @@ _ROLE = re.compile(
     re.IGNORECASE,
 )
 _SINGLE_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
+# A place: a spatial preposition ("under the sink", "behind the cover"), a weak one ("in",
+# "at", "on", "from") before a name, a number or a place noun ("in Western Asia", "on the 4th
+# floor", "in the top drawer"), a menu path ("Settings > Apps"), or a place noun. "On Tuesdays"
+# and "to the safety officer" are not places.
+_PLACE_NOUNS = (
+    r"rooms?|buildings?|floors?|streets?|roads?|city|cities|country|countries|regions?|"
+    r"folders?|director(?:y|ies)|menus?|panels?|tabs?|screens?|shel(?:f|ves)|cabinets?|"
+    r"drawers?|cupboards?|walls?|doors?|offices?|kitchens?|corridors?|halls?|lab(?:oratory)?s?|"
+    r"basements?|garages?|desks?|racks?|bays?|compartments?|trays?|sides?|back|front|top|"
+    r"bottom|corners?|ends?|left|right|north|south|east|west|cent(?:re|er)|areas?|sites?|"
+    r"campus|stores?|shops?|warehouses?|reception|entrance|states?|provinces?|towns?|"
+    r"villages?|islands?|mountains?|rivers?|coast|border|continent|park|station|port"
+)
+_NOT_A_PLACE = (
+    r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
+    r"April|May|June|July|August|September|October|November|December)"
+)
 _PLACE = re.compile(
-    r"\b(?:in|at|on|under|inside|behind|beside|next to|near|below|above|from|to|into|located|"
-    r"found|stored|mounted|kept)\s+(?:the\s+|a\s+|an\s+)?\w+|>|\b(?:room|building|floor|"
-    r"street|road|city|country|region|folder|directory|menu|panel|tab|screen)\b",
-    re.IGNORECASE,
+    r"(?i:\b(?:under|inside|behind|beside|next to|near|below|above|beneath|underneath|"
+    r"opposite|outside|located|stored|mounted|kept)\b)\s+\S|"
+    rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?)(?:(?!{_NOT_A_PLACE})[A-Z0-9]|"
+    rf"(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|>|"
+    rf"(?i:\b(?:{_PLACE_NOUNS})\b)"
 )
 _YES_NO_ANSWER = re.compile(
     r"\b(?:yes|no|not|never|cannot|can't|must|can|only|always|is|are|does|do|will|should)\b",

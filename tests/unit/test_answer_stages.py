@@ -19,6 +19,7 @@ from service.answer.sufficiency import (
     residual_cosines,
     review_sufficiency,
 )
+from service.answer.typed_value import check_typed_value
 from service.pipeline.evidence import SourceDecision
 from service.settings import AnswerSettings, PipelineSettings
 from tests.unit.answer_fixtures import (
@@ -312,9 +313,6 @@ _PASSAGE = (
 
 PASSAGE = msgspec.structs.replace(
     SETTINGS,
-    definition_passage_sentences=7,
-    definition_passage_before=1,
-    definition_passage_after=2,
     causal_passage_sentences=7,
     causal_passage_before=1,
     causal_passage_after=2,
@@ -349,34 +347,23 @@ def test_generic_answer_is_the_page_s_lead_then_its_best_sentences_in_reading_or
     assert [s.text for s in bare.sentences] == ["Spring tides happen when the Sun and Moon align."]
 
 
-def test_definition_leads_with_its_defining_sentence_then_that_sentence_s_passage() -> None:
+def test_definition_leads_with_its_defining_sentence_then_its_page_s_answer() -> None:
     draft = _passage_draft("what are tides?")
     assert draft.profile == "definition"
     texts = [s.text for s in draft.sentences]
-    assert texts[0] == "Tides are the rise and fall of sea levels."
-    # The attributes chosen in the defining paragraph (up to the 5th sentence) and the one
-    # after them, gaps filled, in reading order; never more than the passage limit in all.
-    assert texts[1:7] == [
-        "The Moon pulls the oceans toward it.", "This bulge follows the Moon around the Earth.",
-        "A second bulge forms on the far side.", "Spring tides happen when the Sun and Moon align.",
-        "Neap tides are weaker.", "Fishermen plan around them.",
+    # The defining sentence, the page's second sentence (its opening), then the two other
+    # sentences that name the tides best, in reading order; nothing else of the page.
+    assert texts == [
+        "Tides are the rise and fall of sea levels.", "The Moon pulls the oceans toward it.",
+        "Spring tides happen when the Sun and Moon align.", "Neap tides are weaker.",
     ]  # fmt: skip
     assert draft.sentences[0].slot == "definition"
     assert {s.slot for s in draft.sentences[1:]} == {"attributes"}
-    short = _passage_draft(
-        "what are tides?", msgspec.structs.replace(PASSAGE, definition_passage_sentences=3)
+    bare = _passage_draft(
+        "what are tides?",
+        msgspec.structs.replace(PASSAGE, generic_lead_sentences=1, generic_best_sentences=1),
     )
-    # Three sentences from the defining one on, then the chosen attributes outside them.
-    assert [s.text for s in short.sentences] == [
-        *texts[:3],
-        "Spring tides happen when the Sun and Moon align.",
-        "Neap tides are weaker.",
-    ]
-    off = _passage_draft(
-        "what are tides?", msgspec.structs.replace(PASSAGE, definition_passage_sentences=0)
-    )
-    assert off.sentences[0].text == texts[0]
-    assert "Fishermen plan around them." not in [s.text for s in off.sentences]
+    assert [s.text for s in bare.sentences] == [texts[0], texts[2]]
 
 
 def test_causal_answer_quotes_its_lead_sentence_s_passage_and_keeps_its_slots() -> None:
@@ -552,3 +539,24 @@ def test_recovery_widens_once_and_never_twice() -> None:
     assert not should_recover(review, 1, SETTINGS)
     with pytest.raises(ValueError):
         should_recover(review, 0, msgspec.structs.replace(SETTINGS, recovery_passes=2))
+
+
+def test_a_value_stated_only_in_a_heading_is_carried_by_the_sentence_under_it() -> None:
+    source = (
+        "# Changelog\n\n## 3.11.2\n\nSecurity fix for the browser companion.\n\n"
+        "## 3.11.0\n\nAdded CSV export of any report and a dark mode.\n"
+    )
+    data = rows(source, "kb/changelog.md", "d_log")
+    for row, version in zip(data, ("3.11.2", "3.11.0"), strict=True):
+        row["headingPath"] = ["Changelog", version]
+    pack = pack_of(roles={}, extra=tuple(fragment(r) for r in data))
+    pool = evidence_sentences(pack, data)
+    plan = plan_for("which version added csv export?")
+    draft = compose_answer(plan, pack, pool, context(), settings=SETTINGS)
+    assert "3.11.0: Added CSV export of any report and a dark mode." in [
+        s.text for s in draft.sentences
+    ]
+    assert check_typed_value(plan, draft).outcome == "present"
+    # An untyped question quotes the sentence as written.
+    plain = compose_answer(plan_for("csv export"), pack, pool, context(), settings=SETTINGS)
+    assert all(not s.text.startswith("3.11") for s in plain.sentences)

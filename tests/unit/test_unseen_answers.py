@@ -91,6 +91,23 @@ def test_an_irregular_verb_form_names_the_asked_act() -> None:
     assert check_typed_value(plan, sung).outcome == "missing"
 
 
+@pytest.mark.parametrize(
+    ("sentence", "place"),
+    [
+        ("The spill kit is under the sink in the prep room.", True),
+        ("It was filmed in Hebden Bridge.", True),
+        ("Keep spare filters on the 4th floor.", True),
+        ("From Settings, tap Display > Screen timeout.", True),
+        ("We release Harbour every two weeks, on Tuesdays.", False),
+        ("HF work needs sign-off from the safety officer.", False),
+        ("The meeting is at noon.", False),
+    ],
+)
+def test_a_place_is_a_location_not_any_prepositional_phrase(sentence: str, place: bool) -> None:
+    kind = expected_type("Where is the spill kit?")
+    assert kind is not None and holds_instance(sentence, kind) is place
+
+
 def test_a_duration_is_found_in_words_and_figures() -> None:
     warranty = expected_type("How long is the warranty?")
     assert warranty is not None

@@ -115,7 +115,8 @@ class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
     answerability: float | None  # probability-like score of the answerability gate
     answerability_inputs: dict[str, float] | None = None  # AnswerabilityFeatures, by name
     answerability_threshold: float = 0.0  # the gate's threshold (0: no gate)
-    # Passed the gate but under the confident threshold: answered as partial, with a caveat.
+    # Passed the gate but under the confident threshold: a reason in the trace; an answer that
+    # also lacks the asked-for value is declined (service/question/runner.py).
     uncertain: bool = False
     stale: tuple[str, ...] = ()  # paths of stale cited documents
 
