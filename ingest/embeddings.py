@@ -164,7 +164,7 @@ class SentenceTransformerEmbedder:
         try:
             if self._traced is not None and _plain(model):
                 # Without encode()'s per-call set-up (about 2 ms of a question's embedding), and
-                # ingest's batches too: 4-20% more paragraphs per second than encode() on 2 cores
+                # ingest's batches too: 4-22% more paragraphs per second than encode() on 2 cores
                 # (docs/benchmarks.md). Traced when the model allows it (ingest/traced_model.py).
                 return self._traced_batches(texts)
             if len(texts) <= self.settings.batch_size and _plain(model):

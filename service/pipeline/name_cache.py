@@ -1,6 +1,6 @@
 """The knowledge-point names of large scopes, held in this process: a question's names are then
-looked up without a round trip (reading them by full-text search took 4-6 ms per question, the
-longest statement of retrieval; see docs/benchmarks.md).
+looked up without a round trip (reading them by full-text search was the longest statement of
+retrieval, a few milliseconds per question).
 
 An entry is read together with its scope's change-feed position (`ChangeCounter.seq`, bumped in
 the transaction of every document change). The channel statement that uses the names returns
