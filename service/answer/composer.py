@@ -330,7 +330,8 @@ def select(
         # Then the defined concept's own page as its author opens it (a sibling page with a
         # similar name is not about it), then its place in the graph.
         if defining:
-            take("attributes", _page_answer(defining[0].document_id, pool, ranked, settings), 4)
+            page = _page_answer(defining[0].document_id, pool, ranked, settings)
+            take("attributes", page, len(page))
         leads = _leads([s for s in neighbours if s.kind != "mermaid"])
         take("graph_position", [s for s in leads if not _PROCEDURAL.search(s.quote)], 2)
     else:

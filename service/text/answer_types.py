@@ -188,16 +188,18 @@ _ROLE = re.compile(
 _SINGLE_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
 # A place: a spatial preposition ("under the sink", "behind the cover"), a weak one ("in",
 # "at", "on", "from") before a name, a number or a place noun ("in Western Asia", "on the 4th
-# floor", "in the top drawer"), a menu path ("Settings > Apps"), or a place noun. "On Tuesdays"
-# and "to the safety officer" are not places.
-_PLACE_NOUNS = (
+# floor", "in the top drawer"), a menu path ("Settings > Apps"), or a noun that names a place
+# ("room", "folder"). "On Tuesdays" and "to the safety officer" are not places.
+_PLACES = (  # nouns that name a place wherever they stand
     r"rooms?|buildings?|floors?|streets?|roads?|city|cities|country|countries|regions?|"
     r"folders?|director(?:y|ies)|menus?|panels?|tabs?|screens?|shel(?:f|ves)|cabinets?|"
-    r"drawers?|cupboards?|walls?|doors?|offices?|kitchens?|corridors?|halls?|lab(?:oratory)?s?|"
-    r"basements?|garages?|desks?|racks?|bays?|compartments?|trays?|sides?|back|front|top|"
-    r"bottom|corners?|ends?|left|right|north|south|east|west|cent(?:re|er)|areas?|sites?|"
-    r"campus|stores?|shops?|warehouses?|reception|entrance|states?|provinces?|towns?|"
-    r"villages?|islands?|mountains?|rivers?|coast|border|continent|park|station|port"
+    r"drawers?|cupboards?|offices?|kitchens?|corridors?|lab(?:oratory)?s?|basements?|garages?|"
+    r"compartments?|warehouses?|reception|provinces?|towns?|villages?|islands?|continent"
+)
+_PLACE_NOUNS = (  # and those that do after "in", "at", "on", ... ("on the back", "at the end")
+    rf"{_PLACES}|walls?|doors?|halls?|desks?|racks?|bays?|trays?|sides?|back|front|top|bottom|"
+    r"corners?|ends?|left|right|north|south|east|west|cent(?:re|er)|areas?|sites?|campus|"
+    r"stores?|shops?|entrance|states?|mountains?|rivers?|coast|border|park|station|port"
 )
 _NOT_A_PLACE = (
     r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
@@ -208,7 +210,7 @@ _PLACE = re.compile(
     r"opposite|outside|located|stored|mounted|kept)\b)\s+\S|"
     rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?)(?:(?!{_NOT_A_PLACE})[A-Z0-9]|"
     rf"(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|>|"
-    rf"(?i:\b(?:{_PLACE_NOUNS})\b)"
+    rf"(?i:\b(?:{_PLACES})\b)"
 )
 _YES_NO_ANSWER = re.compile(
     r"\b(?:yes|no|not|never|cannot|can't|must|can|only|always|is|are|does|do|will|should)\b",

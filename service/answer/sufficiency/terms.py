@@ -40,61 +40,62 @@ _SUFFIX = re.compile(r"(?:ings?|ed|es|s|ly)$")
 # Irregular verb forms a question and its answer often differ by ("who wrote" / "was written
 # by"), each to its base; forms that are also common nouns or adjectives ("left", "saw",
 # "found", "rose") are left out.
+_IRREGULAR_FORMS = """
+write wrote written writes writing
+build built
+win won winning
+shoot shot
+take took taken
+come came
+make made
+begin began begun beginning
+sing sang sung
+give gave given
+get got gotten
+go went gone
+know knew known
+tell told
+think thought
+bring brought
+buy bought
+catch caught
+teach taught
+fight fought
+lose lost
+pay paid
+run ran
+say said
+sell sold
+send sent
+spend spent
+stand stood
+wear wore worn
+draw drew drawn
+choose chose chosen
+grow grew grown
+fly flew flown
+drive drove driven
+break broke broken
+speak spoke spoken
+steal stole stolen
+hide hid hidden
+eat ate eaten
+become became
+strike struck
+sink sank sunk
+throw threw thrown
+feel felt
+keep kept
+hear heard
+die died dies dying
+hold held
+born bore
+mean meant
+sleep slept
+swim swam swum
+"""  # each line: the base, then its forms
 _IRREGULAR = {
     form: base
-    for base, forms in {
-        "write": "wrote written writes writing",
-        "build": "built",
-        "win": "won winning",
-        "shoot": "shot",
-        "take": "took taken",
-        "come": "came",
-        "make": "made",
-        "begin": "began begun beginning",
-        "sing": "sang sung",
-        "give": "gave given",
-        "get": "got gotten",
-        "go": "went gone",
-        "know": "knew known",
-        "tell": "told",
-        "think": "thought",
-        "bring": "brought",
-        "buy": "bought",
-        "catch": "caught",
-        "teach": "taught",
-        "fight": "fought",
-        "lose": "lost",
-        "pay": "paid",
-        "run": "ran",
-        "say": "said",
-        "sell": "sold",
-        "send": "sent",
-        "spend": "spent",
-        "stand": "stood",
-        "wear": "wore worn",
-        "draw": "drew drawn",
-        "choose": "chose chosen",
-        "grow": "grew grown",
-        "fly": "flew flown",
-        "drive": "drove driven",
-        "break": "broke broken",
-        "speak": "spoke spoken",
-        "steal": "stole stolen",
-        "hide": "hid hidden",
-        "eat": "ate eaten",
-        "become": "became",
-        "strike": "struck",
-        "sink": "sank sunk",
-        "throw": "threw thrown",
-        "feel": "felt",
-        "keep": "kept",
-        "hear": "heard",
-        "die": "died dies dying",
-        "hold": "held",
-        "born": "bore",
-        "mean": "meant",
-        "sleep": "slept",
-        "swim": "swam swum",
-    }.items()
-    for form in forms.split()
+    for base, *forms in (line.split() for line in _IRREGULAR_FORMS.strip().splitlines())
+    for form in forms
 }
