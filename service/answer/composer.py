@@ -218,6 +218,7 @@ def select(
         take("failure", [s for s in pool if s.label.startswith("failure")
                          and s.procedure_step is None], 2)  # fmt: skip
     elif profile == "how_to":
+        # One page: steps from several pages interleave into a procedure no page describes.
         anchor_docs = {s.document_id for s in direct[:1]}
         # Unlabelled sentences must be about the question (a distractor section of the same
         # page, e.g. the legacy variant of a procedure, is not); labelled ones are structure.

@@ -560,3 +560,17 @@ def test_a_value_stated_only_in_a_heading_is_carried_by_the_sentence_under_it() 
     # An untyped question quotes the sentence as written.
     plain = compose_answer(plan_for("csv export"), pack, pool, context(), settings=SETTINGS)
     assert all(not s.text.startswith("3.11") for s in plain.sentences)
+
+
+def test_a_how_to_without_a_procedure_stays_on_the_best_matching_page() -> None:
+    best = rows("# Blue light filter\n\nThe filter helps you sleep. To change its opacity, drag "
+                "the Opacity slider.\n", "kb/filter.md", "d_filter")  # fmt: skip
+    other = rows("# Edge panel\n\nThe Edge panel handle has an opacity setting of its own.\n",
+                 "kb/edge.md", "d_edge")  # fmt: skip
+    pack = pack_of(roles={}, extra=(fragment(best[0]), fragment(other[0])))
+    pool = evidence_sentences(pack, [*best, *other])
+    draft = compose_answer(plan_for("how do I change the opacity?"), pack, pool, context(),
+                           settings=SETTINGS)  # fmt: skip
+    assert draft.profile == "how_to"
+    assert any("Opacity slider" in s.text for s in draft.sentences)
+    assert all(e.document_id == "d_filter" for s in draft.sentences for e in s.evidence)

@@ -181,6 +181,30 @@ def test_instructions_written_as_running_text_are_a_procedure() -> None:
     assert found is not None and found.layout == "numbered"
 
 
+def test_instructions_keep_the_options_their_last_step_introduces() -> None:
+    section = ("Gallery", "Edit pictures")
+    rows = _rows(
+        ("paragraph", "Enhance your pictures using the editing tools.", section),
+        ("paragraph", "From Gallery, tap Pictures.", section),
+        ("paragraph", "Tap a picture, and then tap Edit for the following options:", section),
+        ("paragraph", "Transform: Rotate, flip or crop the picture.", section),
+        ("paragraph", "Filters: Add color effects.", section),
+        ("paragraph", "Videos play in the built-in player.", ("Gallery", "Videos")),
+    )  # fmt: skip
+    found = find_procedure(rows, ["p1"], ("edit", "pictures"))
+    assert found is not None and found.layout == "instructions"
+    # The options belong to the last step; the next section does not.
+    assert [r["paragraphId"] for r in found.rows] == ["p0", "p1", "p2", "p3", "p4"]
+    closed = _rows(*((k, t.replace("options:", "options."), p) for k, t, p in (
+        ("paragraph", "Enhance your pictures using the editing tools.", section),
+        ("paragraph", "From Gallery, tap Pictures.", section),
+        ("paragraph", "Tap a picture, and then tap Edit for the following options:", section),
+        ("paragraph", "Transform: Rotate, flip or crop the picture.", section),
+    )))  # fmt: skip
+    found = find_procedure(closed, ["p1"], ("edit", "pictures"))
+    assert found is not None and [r["paragraphId"] for r in found.rows] == ["p0", "p1", "p2"]
+
+
 def test_a_typo_still_names_the_right_procedure() -> None:
     rows = _rows(
         ("paragraph", "Step 1: Lift the burr out.", ("Manual", "Cleaning the burrs")),
