@@ -93,10 +93,13 @@ class ConflictSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TextCacheSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Paragraphs whose derived text each process keeps (service/text/text_cache.py): sentence
-    splits, extracted facts, word tokens (each cache), and decoded stored analyses."""
+    """Bytes of paragraphs' derived text each process keeps (service/text/text_cache.py), as
+    estimated when an entry is stored."""
 
-    # About 5.6 KiB per paragraph for the text caches together (100k-paragraph bench corpus).
-    paragraphs: Annotated[int, env_name("KGS_TEXT_CACHE_PARAGRAPHS")] = 8192
-    # Under 1.8 KiB per paragraph; a decode takes about 5 microseconds.
-    analysis_paragraphs: Annotated[int, env_name("KGS_ANALYSIS_CACHE_PARAGRAPHS")] = 8192
+    # Sentence splits, extracted facts, word tokens and names together: about 48 KiB per
+    # 1,000-character paragraph as estimated (40 KiB traced; ClapNQ's passages), so some 1,400
+    # such paragraphs.
+    text_bytes: Annotated[int, env_name("KGS_TEXT_CACHE_BYTES")] = 64 * 2**20
+    # Decoded stored analyses: about 21 KiB per such paragraph as estimated (17 KiB traced); a
+    # decode takes about 5 microseconds.
+    analysis_bytes: Annotated[int, env_name("KGS_ANALYSIS_CACHE_BYTES")] = 32 * 2**20

@@ -1,70 +1,166 @@
-"""How many paragraphs' derived text each process keeps: sentence splits (spans.py), extracted
-facts, word tokens and names/figures (facts/). All are pure functions of a paragraph's text,
-and the same documents are read question after question (the conflict scan reads every
-paragraph of every selected document), so a paragraph met again costs a lookup, not a parse.
-Decoded analyses stored at ingest (analysis.py) have their own size: with them a paragraph
-missing from the other caches costs a decode, not a parse.
+"""What each process keeps of paragraphs' derived text, bounded in bytes: sentence splits
+(spans.py), extracted facts, word tokens and names/figures (facts/), and decoded stored
+analyses (analysis.py). All are pure functions of a paragraph's text, and the same documents are
+read question after question (the conflict scan reads every paragraph of every selected
+document), so a paragraph met again costs a lookup, not a parse.
 
-The sizes are TextCacheSettings (service/settings); each entry point (CLI, API, answer worker)
+The caches of one kind share one budget and one least-recently-used order: `text` (the splits,
+facts, tokens and names together) and `analysis` (decoded analyses; with them a paragraph
+missing from the text caches costs a decode, not a parse). An entry's size is estimated once,
+when it is stored (`approximate_size`: the objects it holds, as sys.getsizeof counts them, keys
+included); the least recently used entries of the kind go until the kind is within its budget,
+and an entry larger than the whole budget is not kept.
+
+The budgets are TextCacheSettings (service/settings); each entry point (CLI, API, answer worker)
 applies them with `configure_text_caches` once, before the first question. Until then the caches
-have the settings' default sizes."""
+have the settings' default budgets. `cache_stats` reports each kind's bytes, entries, hits and
+misses."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from typing import Generic, Literal, ParamSpec, TypeVar
+
+import msgspec
 
 from service.settings import TextCacheSettings
 
-__all__ = ["CacheKind", "ParagraphCache", "configure_text_caches", "paragraph_cache"]
+__all__ = [
+    "CacheKind",
+    "CacheStats",
+    "ParagraphCache",
+    "approximate_size",
+    "cache_stats",
+    "configure_text_caches",
+    "paragraph_cache",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 CacheKind = Literal["text", "analysis"]
 _DEFAULTS = TextCacheSettings()
-_CACHES: list[ParagraphCache[..., object]] = []
+
+
+class CacheStats(msgspec.Struct, frozen=True, kw_only=True):
+    kind: str
+    budget_bytes: int
+    bytes: int
+    entries: int
+    hits: int
+    misses: int
+
+
+class _Store:
+    """One kind's entries, in least-recently-used order, within its budget."""
+
+    def __init__(self, kind: CacheKind, budget: int) -> None:
+        self.kind = kind
+        self.budget = budget
+        self.entries: OrderedDict[tuple[int, Hashable], tuple[object, int]] = OrderedDict()
+        self.bytes = 0
+        self.hits = 0
+        self.misses = 0
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[int, Hashable]) -> tuple[bool, object]:
+        with self.lock:
+            found = self.entries.get(key)
+            if found is None:
+                self.misses += 1
+                return False, None
+            self.entries.move_to_end(key)
+            self.hits += 1
+            return True, found[0]
+
+    def put(self, key: tuple[int, Hashable], value: object, size: int) -> None:
+        with self.lock:
+            if size > self.budget or key in self.entries:
+                return
+            self.entries[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.budget:
+                _, (_, freed) = self.entries.popitem(last=False)
+                self.bytes -= freed
+
+    def drop(self, owner: int | None = None) -> None:
+        """Every entry (owner None) or every entry of one cache."""
+        with self.lock:
+            for key in [k for k in self.entries if owner is None or k[0] == owner]:
+                self.bytes -= self.entries.pop(key)[1]
+
+    def stats(self) -> CacheStats:
+        with self.lock:
+            return CacheStats(kind=self.kind, budget_bytes=self.budget, bytes=self.bytes,
+                              entries=len(self.entries), hits=self.hits,
+                              misses=self.misses)  # fmt: skip
+
+
+def _budget(settings: TextCacheSettings, kind: CacheKind) -> int:
+    return settings.text_bytes if kind == "text" else settings.analysis_bytes
+
+
+_STORES: dict[CacheKind, _Store] = {
+    "text": _Store("text", _budget(_DEFAULTS, "text")),
+    "analysis": _Store("analysis", _budget(_DEFAULTS, "analysis")),
+}
 
 
 class ParagraphCache(Generic[P, R]):
-    """An LRU cache of a pure function of one paragraph, resizable at start-up."""
+    """A cache of a pure function of one paragraph, in its kind's shared byte budget."""
 
     def __init__(self, function: Callable[P, R], kind: CacheKind) -> None:
         self.kind = kind
         self.__wrapped__ = function
         self.__doc__ = function.__doc__
-        self._cached = functools.lru_cache(maxsize=_size(_DEFAULTS, kind))(function)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        return self._cached(*args, **kwargs)  # type: ignore[arg-type]
-
-    def resize(self, paragraphs: int) -> None:
-        """A new, empty cache of this size (entries are cheap to recompute)."""
-        self._cached = functools.lru_cache(maxsize=paragraphs)(self.__wrapped__)
-
-    def cache_info(self) -> functools._CacheInfo:
-        return self._cached.cache_info()
+        key = (id(self), (args, tuple(sorted(kwargs.items()))) if kwargs else args)
+        store = _STORES[self.kind]
+        found, value = store.get(key)
+        if found:
+            return value  # type: ignore[return-value]
+        result = self.__wrapped__(*args, **kwargs)
+        store.put(key, result, approximate_size(result) + approximate_size(key[1]))
+        return result
 
     def cache_clear(self) -> None:
-        self._cached.cache_clear()
+        _STORES[self.kind].drop(id(self))
 
 
 def paragraph_cache(kind: CacheKind) -> Callable[[Callable[P, R]], ParagraphCache[P, R]]:
     def wrap(function: Callable[P, R]) -> ParagraphCache[P, R]:
-        cache = ParagraphCache(function, kind)
-        _CACHES.append(cache)  # type: ignore[arg-type]
-        return cache
+        return ParagraphCache(function, kind)
 
     return wrap
 
 
 def configure_text_caches(settings: TextCacheSettings) -> None:
-    """Give every paragraph cache its configured size (a resized cache starts empty)."""
-    for cache in _CACHES:
-        wanted = _size(settings, cache.kind)
-        if cache.cache_info().maxsize != wanted:
-            cache.resize(wanted)
+    """Give each kind its configured budget (a kind whose budget changes starts empty)."""
+    for kind, store in _STORES.items():
+        wanted = _budget(settings, kind)
+        if store.budget != wanted:
+            store.drop()
+            store.budget = wanted
 
 
-def _size(settings: TextCacheSettings, kind: CacheKind) -> int:
-    return settings.paragraphs if kind == "text" else settings.analysis_paragraphs
+def cache_stats() -> list[CacheStats]:
+    return [store.stats() for store in _STORES.values()]
+
+
+def approximate_size(value: object) -> int:
+    """Bytes of the objects `value` holds, as sys.getsizeof counts them: containers with their
+    items, Structs with their fields. Shared objects count once per place they appear, which
+    over-estimates (interned strings, small ints): the budget errs on the safe side."""
+    size = sys.getsizeof(value)
+    if isinstance(value, str | bytes | int | float | bool) or value is None:
+        return size
+    if isinstance(value, dict):
+        return size + sum(approximate_size(k) + approximate_size(v) for k, v in value.items())
+    if isinstance(value, tuple | list | set | frozenset):
+        return size + sum(approximate_size(item) for item in value)
+    if isinstance(value, msgspec.Struct):
+        return size + sum(approximate_size(getattr(value, f)) for f in value.__struct_fields__)
+    return size
