@@ -4,7 +4,8 @@ stage, answers by status (abstentions included), degraded answers, answer record
 dropped or failed, the stored records by scope and status (stale ones, their bytes), Neo4j
 errors, rate-limit refusals, and escalation tickets by scope and status with the
 escalation events (previews, confirmations, cancellations, gaps found answerable, resolutions),
-and full-text reviews and their questions by status."""
+full-text reviews and their questions by status, and the paragraph text caches' bytes and hit
+counts."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ from litestar import MediaType, Response, get
 from litestar.plugins.prometheus import PrometheusConfig
 from neo4j.exceptions import DriverError, Neo4jError
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from service.escalations import TicketCount
 from service.records import RecordStats
+from service.text.text_cache import cache_stats
 
 __all__ = [
     "RECORD_GAUGES",
@@ -128,8 +130,30 @@ class TicketGauges(CachedRead[TicketCount], Collector):
         yield family
 
 
+class TextCacheGauges(Collector):
+    """The paragraph text caches of this process (service/text/text_cache.py): bytes held
+    against the budget, entries, hits and misses, by kind. Answer workers keep their own caches,
+    which this process does not see."""
+
+    def collect(self) -> Iterator[Metric]:
+        labels = ["kind"]
+        families: tuple[GaugeMetricFamily | CounterMetricFamily, ...] = (
+            GaugeMetricFamily("kgs_text_cache_bytes", "Estimated bytes held", labels=labels),
+            GaugeMetricFamily("kgs_text_cache_budget_bytes", "Byte budget", labels=labels),
+            GaugeMetricFamily("kgs_text_cache_entries", "Entries held", labels=labels),
+            CounterMetricFamily("kgs_text_cache_hits", "Lookups answered", labels=labels),
+            CounterMetricFamily("kgs_text_cache_misses", "Lookups computed", labels=labels),
+        )
+        for stats in cache_stats():
+            values = (stats.bytes, stats.budget_bytes, stats.entries, stats.hits, stats.misses)
+            for family, value in zip(families, values, strict=True):
+                family.add_metric([stats.kind], value)
+        yield from families
+
+
 RECORD_GAUGES = RecordGauges()
 REGISTRY.register(RECORD_GAUGES)
+REGISTRY.register(TextCacheGauges())
 TICKET_GAUGES = TicketGauges()
 REGISTRY.register(TICKET_GAUGES)
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from prometheus_client import REGISTRY, generate_latest
 
+import service.api.metrics  # noqa: F401  (registers the caches' collector)
 from service.settings import Settings, SettingsError, TextCacheSettings
 from service.text import analysis, spans, text_cache
 from service.text.facts import Passage, extraction, words
@@ -99,3 +101,14 @@ def test_the_budget_comes_from_the_environment(env: str, default: int) -> None:
 def test_bad_budgets_are_refused(raw: str, env: str, default: int) -> None:
     with pytest.raises(SettingsError, match=env):
         Settings.from_env({env: raw})
+
+
+def test_metrics_report_each_kind_s_bytes_and_hits() -> None:
+    text_cache.configure_text_caches(TextCacheSettings(text_bytes=70_000))
+    spans.split_sentences("Metrics count this. Twice.")
+    spans.split_sentences("Metrics count this. Twice.")
+    exposed = generate_latest(REGISTRY).decode()
+    assert 'kgs_text_cache_budget_bytes{kind="text"} 70000.0' in exposed
+    held = _stats("text").bytes
+    assert f'kgs_text_cache_bytes{{kind="text"}} {float(held)}' in exposed and held > 0
+    assert 'kgs_text_cache_hits_total{kind="text"}' in exposed
