@@ -61,19 +61,11 @@ class _Store:
         self.budget = budget
         self.entries: OrderedDict[tuple[int, Hashable], tuple[object, int]] = OrderedDict()
         self.bytes = 0
+        # Counted without the lock (ParagraphCache.__call__): under contention a count may be
+        # a little low; they are statistics.
         self.hits = 0
         self.misses = 0
         self.lock = threading.Lock()
-
-    def get(self, key: tuple[int, Hashable]) -> tuple[bool, object]:
-        with self.lock:
-            found = self.entries.get(key)
-            if found is None:
-                self.misses += 1
-                return False, None
-            self.entries.move_to_end(key)
-            self.hits += 1
-            return True, found[0]
 
     def put(self, key: tuple[int, Hashable], value: object, size: int) -> None:
         with self.lock:
@@ -88,7 +80,8 @@ class _Store:
     def drop(self, owner: int | None = None) -> None:
         """Every entry (owner None) or every entry of one cache."""
         with self.lock:
-            for key in [k for k in self.entries if owner is None or k[0] == owner]:
+            keys = list(self.entries)  # one C call: a lock-free hit cannot reorder it midway
+            for key in [k for k in keys if owner is None or k[0] == owner]:
                 self.bytes -= self.entries.pop(key)[1]
 
     def stats(self) -> CacheStats:
@@ -115,19 +108,29 @@ class ParagraphCache(Generic[P, R]):
         self.kind = kind
         self.__wrapped__ = function
         self.__doc__ = function.__doc__
+        self._id = id(self)
+        self._store = _STORES[kind]
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        key = (id(self), (args, tuple(sorted(kwargs.items()))) if kwargs else args)
-        store = _STORES[self.kind]
-        found, value = store.get(key)
-        if found:
-            return value  # type: ignore[return-value]
+        key = (self._id, (args, tuple(sorted(kwargs.items()))) if kwargs else args)
+        store = self._store
+        # A hit takes no lock: the lookup and move_to_end are each one atomic step under the
+        # GIL, and an entry evicted in between is a miss.
+        found = store.entries.get(key)
+        if found is not None:
+            try:
+                store.entries.move_to_end(key)
+                store.hits += 1
+                return found[0]  # type: ignore[return-value]
+            except KeyError:
+                pass
+        store.misses += 1
         result = self.__wrapped__(*args, **kwargs)
         store.put(key, result, approximate_size(result) + approximate_size(key[1]))
         return result
 
     def cache_clear(self) -> None:
-        _STORES[self.kind].drop(id(self))
+        self._store.drop(self._id)
 
 
 def paragraph_cache(kind: CacheKind) -> Callable[[Callable[P, R]], ParagraphCache[P, R]]:
