@@ -145,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(run=_serve)
+
+    mcp = sub.add_parser("mcp", help="serve the MCP tools over stdio (for an AI assistant)")
+    mcp.set_defaults(run=_mcp)
     return parser
 
 
@@ -354,6 +357,13 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         access_log=False,
         timeout_graceful_shutdown=int(settings.api.shutdown_grace_s),
     )  # fmt: skip
+    return 0
+
+
+def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from service.api.mcp.stdio import serve_stdio
+
+    serve_stdio(settings)
     return 0
 
 

@@ -33,7 +33,8 @@ WITH window, hits,
      CASE WHEN size(hits) = $limit THEN hits[-1] ELSE window[-1] END AS last
 RETURN [r IN hits | {
          id: r.id, scope: r.scope, query: r.query, status: r.status, createdAt: r.createdAt,
-         createdAtMs: r.createdAtMs, keyName: r.keyName, evidenceStatus: r.evidenceStatus,
+         createdAtMs: r.createdAtMs, keyName: r.keyName, client: coalesce(r.client, 'rest'),
+         evidenceStatus: r.evidenceStatus,
          stale: r.staleAt IS NOT NULL, staleReason: r.staleReason
        }] AS items,
        size(window) AS scanned, last.createdAtMs AS lastMs, last.id AS lastId

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
@@ -59,18 +61,22 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         dependencies={"grant": Provide(provide_grant, sync_to_thread=False)},
         security=[{"apiKey": []}],
     )  # fmt: skip
+    keyring, limiter = Keyring(settings.api), RateLimiter.from_settings(settings.api)
+    handlers: list[Router | Any] = [health, ready, metrics, browser_guide, *inspector_routes(), v1]
+    lifespans = [lifespan(resources, background=(recheck_gaps,))]
+    if settings.mcp.enabled:
+        from service.api.mcp.http import mcp_router  # the SDK loads only where MCP is served
+
+        router, running = mcp_router(resources, keyring, limiter)
+        handlers.append(router)
+        lifespans.append(running)  # after the resources open, before they close
     return Litestar(
-        route_handlers=[health, ready, metrics, browser_guide, *inspector_routes(), v1],
+        route_handlers=handlers,
         dependencies={
             "resources": Provide(lambda: resources, use_cache=True, sync_to_thread=False)
         },
-        state=State(
-            {
-                KEYRING_STATE: Keyring(settings.api),
-                RATE_LIMITER_STATE: RateLimiter.from_settings(settings.api),
-            }
-        ),
-        lifespan=[lifespan(resources, background=(recheck_gaps,))],
+        state=State({KEYRING_STATE: keyring, RATE_LIMITER_STATE: limiter}),
+        lifespan=lifespans,
         middleware=[prometheus_config().middleware, RequestContextMiddleware()],
         plugins=[ProblemDetailsPlugin(problem_config())],
         exception_handlers={Exception: unexpected_error_handler},

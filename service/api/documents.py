@@ -46,6 +46,7 @@ __all__ = [
     "etag",
     "head_changed",
     "ingest_text",
+    "read_document",
     "readable_document",
     "stored_version",
     "upload_result",
@@ -193,29 +194,8 @@ class DocumentController(Controller):
     ) -> Response[Document]:
         """A document's structure: headings and paragraphs with exact offsets and lines; of
         its head, or of an earlier version exactly as it was (`version`)."""
-        graph = resources.request_graph()
-        meta = readable_document(graph, grant, document_id)
-        head = int(meta["version"] or 0)
-        wanted = head if version is None else version
-        # One immutable node holds the whole version: a read never meets two versions halfway,
-        # as separate reads of headings and paragraphs could while a new version commits.
-        rows = graph.read("api/document_version", id=document_id, version=wanted)
-        if rows and (version is not None or meta["status"] == ACTIVE):
-            parts: dict[str, Any] = {
-                **decode_structure(rows[0]["structure"]),
-                "version": wanted,
-                "contentHash": rows[0]["contentHash"],
-                "createdAt": rows[0]["createdAt"],
-            }
-        elif version is None or version == head:  # written before versions, or withdrawn
-            parts = {
-                "headings": graph.read("api/document_headings", id=document_id),
-                "paragraphs": graph.read("api/document_paragraphs", id=document_id),
-            }
-        else:
-            raise not_found(f"version {version} of the document")  # never made, or released
-        document = msgspec.convert({**meta, "headVersion": head, **parts}, Document)
-        return Response(document, headers={"ETag": etag(head)})
+        document = read_document(resources.request_graph(), grant, document_id, version)
+        return Response(document, headers={"ETag": etag(document.head_version or 0)})
 
     @post(
         guards=[requires_write],
@@ -324,6 +304,32 @@ def head_changed() -> Iterator[None]:
     except HeadChanged as error:
         raise problem(412, str(error), headers={"ETag": etag(error.current)},
                       currentVersion=error.current) from None  # fmt: skip
+
+
+def read_document(graph: Graph, grant: Grant, doc_id: str, version: int | None) -> Document:
+    """A readable document's headings and paragraphs, of its head or of `version` (404 for a
+    document outside the grant, or a version never made or released)."""
+    meta = readable_document(graph, grant, doc_id)
+    head = int(meta["version"] or 0)
+    wanted = head if version is None else version
+    # One immutable node holds the whole version: a read never meets two versions halfway,
+    # as separate reads of headings and paragraphs could while a new version commits.
+    rows = graph.read("api/document_version", id=doc_id, version=wanted)
+    if rows and (version is not None or meta["status"] == ACTIVE):
+        parts: dict[str, Any] = {
+            **decode_structure(rows[0]["structure"]),
+            "version": wanted,
+            "contentHash": rows[0]["contentHash"],
+            "createdAt": rows[0]["createdAt"],
+        }
+    elif version is None or version == head:  # written before versions, or withdrawn
+        parts = {
+            "headings": graph.read("api/document_headings", id=doc_id),
+            "paragraphs": graph.read("api/document_paragraphs", id=doc_id),
+        }
+    else:
+        raise not_found(f"version {version} of the document")  # never made, or released
+    return msgspec.convert({**meta, "headVersion": head, **parts}, Document)
 
 
 def readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from service.escalations.store import TicketStatus
 from service.records import read_detail
 from service.settings import EscalationSettings
 
-__all__ = ["EscalationController", "TicketPage"]
+__all__ = ["EscalationController", "TicketPage", "draft_escalation"]
 
 _ANSWER_ID = re.compile(r"t_[0-9a-f]{16}")
 _DRAFT_ID = re.compile(r"esc_[0-9a-f]{16}")
@@ -95,26 +95,7 @@ class EscalationController(Controller):
         """Draft an escalation of an answer that left a gap: its question, scope, what was
         missing, the closest evidence with citations and any conflicting values. Nothing is
         created but the draft, pending until its key confirms it."""
-        settings = _settings(resources)
-        note = (data.note or "").strip() or None
-        if note is not None and len(note) > settings.note_chars:
-            raise problem(400, f"note is longer than {settings.note_chars} characters")
-        response, query, scope = await anyio.to_thread.run_sync(
-            _answer, resources, grant, data.answer_id
-        )
-        status = str(response.get("status"))
-        if status not in ESCALATABLE:
-            raise problem(409, f"the answer is {status}: only an abstained, partial, conflict or "
-                          "stale answer can be escalated")  # fmt: skip
-        content = draft_content(response, query=query, scope=scope, note=note,
-                                evidence_items=settings.evidence_items,
-                                conflict_items=settings.conflict_items)  # fmt: skip
-        draft = await anyio.to_thread.run_sync(partial(
-            create_draft, resources.request_graph(), content, key_name=grant.key,
-            ttl_s=settings.draft_ttl_s,
-        ))  # fmt: skip
-        count_escalation("preview")
-        return draft
+        return await draft_escalation(resources, grant, data.answer_id, data.note)
 
     @get("/drafts/{draft_id:str}", sync_to_thread=True, responses=v1_problems(404))
     def draft(self, resources: AppResources, grant: Grant, draft_id: str) -> Draft:
@@ -231,6 +212,32 @@ class EscalationController(Controller):
             raise problem(409, "the ticket was resolved already")
         count_escalation("resolved")
         return ticket
+
+
+async def draft_escalation(
+    resources: AppResources, grant: Grant, answer_id: str, note: str | None
+) -> Draft:
+    """A pending draft of the answer `answer_id` (POST /v1/escalations/preview and the MCP
+    tool escalation_preview): 404 for an answer the key may not read, 409 for one that left no
+    gap."""
+    settings = _settings(resources)
+    note = (note or "").strip() or None
+    if note is not None and len(note) > settings.note_chars:
+        raise problem(400, f"note is longer than {settings.note_chars} characters")
+    response, query, scope = await anyio.to_thread.run_sync(_answer, resources, grant, answer_id)
+    status = str(response.get("status"))
+    if status not in ESCALATABLE:
+        raise problem(409, f"the answer is {status}: only an abstained, partial, conflict or "
+                      "stale answer can be escalated")  # fmt: skip
+    content = draft_content(response, query=query, scope=scope, note=note,
+                            evidence_items=settings.evidence_items,
+                            conflict_items=settings.conflict_items)  # fmt: skip
+    draft = await anyio.to_thread.run_sync(partial(
+        create_draft, resources.request_graph(), content, key_name=grant.key,
+        ttl_s=settings.draft_ttl_s,
+    ))  # fmt: skip
+    count_escalation("preview")
+    return draft
 
 
 def _settings(resources: AppResources) -> EscalationSettings:

@@ -17,10 +17,11 @@ from service.api.auth import Grant
 from service.api.errors import bad_request, not_found, problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
+from service.db.graph import Graph
 from service.scope import scope_key
 from service.text.relation_labels import compact_key
 
-__all__ = ["KnowledgePointController", "name_lucene"]
+__all__ = ["KnowledgePointController", "knowledge_point_profile", "name_lucene"]
 
 _WORD = re.compile(r"[^\W_]+")
 _MIN_PREFIX_CHARS = 3  # shorter words match whole terms only (a prefix of 1-2 letters is noise)
@@ -133,38 +134,45 @@ class KnowledgePointController(Controller):
     ) -> KnowledgePoint:
         """Profile (degree by relation type), neighbours with relation type, confidence and
         provenance, and the documents that describe the knowledge point."""
-        graph = resources.request_graph()
-        if scope_name is None:
-            held = [r["scope"] for r in graph.read(
-                "api/knowledge_point_scopes", id=point_id, scopes=grant.readable())]  # fmt: skip
-            if not held:
-                raise not_found("knowledge point")
-            if len(held) > 1:
-                raise problem(409, "this id exists in several scopes: pass ?scope=", scopes=held)
-            scope = held[0]
-        else:
-            scope = readable_scope(grant, scope_name)
-        rows = graph.read("api/knowledge_point", scope=scope, id=point_id)
-        if not rows:
+        return knowledge_point_profile(resources.request_graph(), grant, point_id, scope_name,
+                                       resources.settings.api.max_neighbours)  # fmt: skip
+
+
+def knowledge_point_profile(
+    graph: Graph, grant: Grant, point_id: str, scope_name: str | None, max_neighbours: int
+) -> KnowledgePoint:
+    """GET /v1/knowledge-points/{id} and the MCP tool knowledge_point: 404 for a point outside
+    the grant, 409 for an id held by several readable scopes when none is named."""
+    if scope_name is None:
+        held = [r["scope"] for r in graph.read(
+            "api/knowledge_point_scopes", id=point_id, scopes=grant.readable())]  # fmt: skip
+        if not held:
             raise not_found("knowledge point")
-        row = rows[0]
-        incoming = {e["type"]: int(e["count"]) for e in row["incoming"]}
-        outgoing = {e["type"]: int(e["count"]) for e in row["outgoing"]}
-        neighbours = graph.read(
-            "api/knowledge_point_neighbours", scope=scope, id=point_id,
-            limit=resources.settings.api.max_neighbours,
-        )  # fmt: skip
-        return msgspec.convert(
-            {
-                **_no_nulls({k: row[k] for k in ("id", "scope", "title", "aliases", "kind",
-                                                 "summary", "stub")}),
-                "degree": {"incoming": incoming, "outgoing": outgoing,
-                           "total": sum(incoming.values()) + sum(outgoing.values())},
-                "neighbours": neighbours,
-                "documents": row["documents"],
-            },
-            KnowledgePoint,
-        )  # fmt: skip
+        if len(held) > 1:
+            raise problem(409, "this id exists in several scopes: pass ?scope=", scopes=held)
+        scope = held[0]
+    else:
+        scope = readable_scope(grant, scope_name)
+    rows = graph.read("api/knowledge_point", scope=scope, id=point_id)
+    if not rows:
+        raise not_found("knowledge point")
+    row = rows[0]
+    incoming = {e["type"]: int(e["count"]) for e in row["incoming"]}
+    outgoing = {e["type"]: int(e["count"]) for e in row["outgoing"]}
+    neighbours = graph.read(
+        "api/knowledge_point_neighbours", scope=scope, id=point_id, limit=max_neighbours
+    )
+    return msgspec.convert(
+        {
+            **_no_nulls({k: row[k] for k in ("id", "scope", "title", "aliases", "kind",
+                                             "summary", "stub")}),
+            "degree": {"incoming": incoming, "outgoing": outgoing,
+                       "total": sum(incoming.values()) + sum(outgoing.values())},
+            "neighbours": neighbours,
+            "documents": row["documents"],
+        },
+        KnowledgePoint,
+    )  # fmt: skip
 
 
 def _no_nulls(row: dict[str, Any]) -> dict[str, Any]:

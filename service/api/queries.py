@@ -127,6 +127,7 @@ async def run_answer(
     request: QueryRequest,
     on_call: Callable[[CypherCall], None] | None = None,
     on_sentence: Callable[[str], None] | None = None,
+    client: str = "rest",
 ) -> dict[str, Any]:
     """Answer in a worker process, or a thread of this one (the stream's progress events come
     from the thread), at most max_concurrent_answers at once; keep the trace, and hand the
@@ -160,7 +161,8 @@ async def run_answer(
     )  # fmt: skip
     if resources.records is not None:
         resources.records.submit(response, request=msgspec.to_builtins(request), scopes=scopes,
-                                 key_name=grant.key, created_at_ms=now_ms)  # fmt: skip
+                                 key_name=grant.key, created_at_ms=now_ms,
+                                 client=client)  # fmt: skip
     return response
 
 

@@ -77,8 +77,10 @@ from service.text.relation_labels import compact_key
 __all__ = [
     "PreRank",
     "PreRanking",
+    "ScopeChoice",
     "ScopeScore",
     "answer_best_scope",
+    "choose_scope",
     "fulltext_pre_rank_query",
     "pre_rank",
     "rank_scopes",
@@ -132,7 +134,16 @@ def scopes_to_search(graph: Graph, readable: Sequence[str] | None, limit: int) -
     return scopes
 
 
-def answer_best_scope(
+class ScopeChoice(msgspec.Struct, frozen=True, kw_only=True):
+    """The scope chosen among several, its plan and retrieval, and the trace of the choice."""
+
+    scope: str
+    retrieved: Retrieved
+    trace: dict[str, Any]  # the answer trace's `scopeChoice`
+    calls: tuple[dict[str, Any], ...]  # the choice's Cypher, as the trace lists statements
+
+
+def choose_scope(
     graph: Graph,
     embedder: QueryEmbedder | None,
     query: str,
@@ -140,20 +151,13 @@ def answer_best_scope(
     scopes: Sequence[str],
     depth: Depth | None = None,
     top_k: int | None = None,
-    settings: PipelineSettings | None = None,
-    answer_settings: AnswerSettings | None = None,
-    conflict_settings: ConflictSettings | None = None,
-    llm: ChatCompleter | bool | None = True,
+    settings: PipelineSettings,
     candidates: int,
-    generator: ChatCompleter | None = None,
-    generation_settings: GenerationSettings | None = None,
-    on_sentence: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """The answer response of answer_question, from the scope among `scopes` (all readable by
-    the caller) whose evidence is closest to the question; the trace says which and why.
-    `candidates`: how many of the best pre-ranked scopes get a full retrieval (the caller's
-    ApiSettings.question_scope_candidates)."""
-    settings = settings or PipelineSettings()
+) -> ScopeChoice:
+    """Steps 1-3 of the design above: the scope among `scopes` (all readable by the caller)
+    whose evidence is closest to the question, with its retrieval (answered from, or listed by
+    the MCP search tool). `candidates`: how many of the best pre-ranked scopes get a full
+    retrieval (the caller's ApiSettings.question_scope_candidates)."""
     check_question(query, settings)
     if not scopes:
         raise QuestionError("no scope to search")
@@ -197,27 +201,55 @@ def answer_best_scope(
               if len(plans) > 1 else [])  # fmt: skip
     chosen = ranked[0].scope if ranked else pre.retrieve[0]
     timings["scopeChoice"] = _since(mark)
-    retrieved = Retrieved(plan=plans[chosen], retrieval=retrievals[chosen], vector=vector,
-                          timings_ms=timings, binding=binding)  # fmt: skip
+    return ScopeChoice(
+        scope=chosen,
+        retrieved=Retrieved(plan=plans[chosen], retrieval=retrievals[chosen], vector=vector,
+                            timings_ms=timings, binding=binding),
+        trace={
+            "preRanking": _pre_ranking_trace(pre, wanted),
+            "scopes": [_score_trace(s) for s in ranked] or [{"scope": chosen}],
+            "chosen": chosen,
+            "reason": _reason(ranked, pre, len(scopes)),
+        },
+        calls=tuple(
+            {"statement": c.statement, "parameters": c.parameters, "elapsedMs": c.elapsed_ms,
+             "rows": c.rows}
+            for c in run.calls
+        ),
+    )  # fmt: skip
+
+
+def answer_best_scope(
+    graph: Graph,
+    embedder: QueryEmbedder | None,
+    query: str,
+    *,
+    scopes: Sequence[str],
+    depth: Depth | None = None,
+    top_k: int | None = None,
+    settings: PipelineSettings | None = None,
+    answer_settings: AnswerSettings | None = None,
+    conflict_settings: ConflictSettings | None = None,
+    llm: ChatCompleter | bool | None = True,
+    candidates: int,
+    generator: ChatCompleter | None = None,
+    generation_settings: GenerationSettings | None = None,
+    on_sentence: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """The answer response of answer_question, from the scope `choose_scope` picks; the trace
+    says which and why."""
+    settings = settings or PipelineSettings()
+    choice = choose_scope(graph, embedder, query, scopes=scopes, depth=depth, top_k=top_k,
+                          settings=settings, candidates=candidates)  # fmt: skip
     response = answer_question(
-        run, embedder, query, scope=chosen, depth=depth, top_k=top_k, settings=settings,
+        graph, embedder, query, scope=choice.scope, depth=depth, top_k=top_k, settings=settings,
         answer_settings=answer_settings, conflict_settings=conflict_settings, llm=llm,
-        retrieved=retrieved, generator=generator, generation_settings=generation_settings,
+        retrieved=choice.retrieved, generator=generator, generation_settings=generation_settings,
         on_sentence=on_sentence,
     )  # fmt: skip
     trace = response["trace"]
-    trace["scopeChoice"] = {
-        "preRanking": _pre_ranking_trace(pre, wanted),
-        "scopes": [_score_trace(s) for s in ranked] or [{"scope": chosen}],
-        "chosen": chosen,
-        "reason": _reason(ranked, pre, len(scopes)),
-    }
-    choice_calls = [
-        {"statement": c.statement, "parameters": c.parameters, "elapsedMs": c.elapsed_ms,
-         "rows": c.rows}
-        for c in run.calls
-    ]  # fmt: skip
-    trace["cypher"] = [*choice_calls, *trace["cypher"]]
+    trace["scopeChoice"] = choice.trace
+    trace["cypher"] = [*choice.calls, *trace["cypher"]]
     return response
 
 

@@ -35,6 +35,7 @@ class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
     created_at: str  # ISO 8601, UTC
     created_at_ms: int
     key_name: str  # the API key's configured name, never the key
+    client: str  # how the question came: "rest" (the API, the inspector) or "mcp"
     timings_ms: dict[str, float]
     evidence_status: dict[str, Any]
     response: bytes  # the whole response, trace included: zlib-compressed JSON
@@ -48,6 +49,7 @@ class AnswerRecord(msgspec.Struct, frozen=True, kw_only=True):
             "scopes": list(self.scopes), "query": self.query, "status": self.status,
             "request": _json(self.request), "createdAt": self.created_at,
             "createdAtMs": self.created_at_ms, "keyName": self.key_name,
+            "client": self.client,
             "timingsMs": _json(self.timings_ms), "evidenceStatus": _json(self.evidence_status),
             "citationCount": len(self.cited), "response": self.response,
         }  # fmt: skip
@@ -61,6 +63,7 @@ def build_record(
     key_name: str,
     created_at_ms: int,
     max_response_bytes: int,
+    client: str = "rest",
 ) -> AnswerRecord:
     """`request`: the question's fields as asked (query, scope, depth, topK, generate)."""
     trace = response["trace"]
@@ -81,6 +84,7 @@ def build_record(
         created_at=_iso(created_at_ms),
         created_at_ms=created_at_ms,
         key_name=key_name,
+        client=client,
         timings_ms={str(k): float(v) for k, v in (trace.get("timingsMs") or {}).items()},
         evidence_status=dict(response.get("evidenceStatus") or {}),
         response=blob,

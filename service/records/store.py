@@ -64,6 +64,7 @@ class ListedRecord(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     created_at: str
     created_at_ms: int
     key_name: str
+    client: str  # "rest" or "mcp"
     stale: bool
     stale_reason: str | None = None
     evidence_status: dict[str, Any]
@@ -142,7 +143,8 @@ def _listed(row: dict[str, Any]) -> ListedRecord:
     return ListedRecord(
         trace_id=row["id"], scope=row["scope"], query=row["query"], status=row["status"],
         created_at=row["createdAt"], created_at_ms=int(row["createdAtMs"]),
-        key_name=row["keyName"], stale=bool(row["stale"]), stale_reason=row["staleReason"],
+        key_name=row["keyName"], client=row["client"], stale=bool(row["stale"]),
+        stale_reason=row["staleReason"],
         evidence_status=msgspec.json.decode(row["evidenceStatus"] or "{}"),
     )  # fmt: skip
 

@@ -29,6 +29,7 @@ class _Pending(NamedTuple):
     request: Mapping[str, Any]
     scopes: tuple[str, ...]
     key_name: str
+    client: str
     created_at_ms: int
 
 
@@ -62,11 +63,12 @@ class RecordWriter:
         scopes: Sequence[str],
         key_name: str,
         created_at_ms: int,
+        client: str = "rest",
     ) -> bool:
         """Queue the answer's record; it is built (the response compressed) on the writer's
         thread, not on the caller's. `request`: the question's fields as asked (query, scope,
-        depth, topK). False: dropped, the queue being full."""
-        pending = _Pending(response, request, tuple(scopes), key_name, created_at_ms)
+        depth, topK); `client`: "rest" or "mcp". False: dropped, the queue being full."""
+        pending = _Pending(response, request, tuple(scopes), key_name, client, created_at_ms)
         with self._idle:
             try:
                 self._queue.put_nowait(pending)
@@ -117,7 +119,8 @@ class RecordWriter:
         try:
             record = build_record(
                 item.response, request=item.request, scopes=item.scopes, key_name=item.key_name,
-                created_at_ms=item.created_at_ms, max_response_bytes=self.settings.max_bytes,
+                client=item.client, created_at_ms=item.created_at_ms,
+                max_response_bytes=self.settings.max_bytes,
             )  # fmt: skip
             store_record(self.graph, record)
         except (DriverError, Neo4jError) as error:

@@ -34,6 +34,7 @@ from service.settings.evidence import (
 )
 from service.settings.generation import GenerationSettings
 from service.settings.ingestion import IngestSettings
+from service.settings.mcp import McpSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
 from service.settings.records import RecordSettings
 from service.settings.review import ReviewSettings
@@ -53,6 +54,7 @@ __all__ = [
     "IngestSettings",
     "LlmSettings",
     "LocalServerSettings",
+    "McpSettings",
     "Neo4jSettings",
     "PipelineSettings",
     "RecordSettings",
@@ -84,6 +86,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     versions: VersionSettings = msgspec.field(default_factory=VersionSettings)
     review: ReviewSettings = msgspec.field(default_factory=ReviewSettings)
     escalations: EscalationSettings = msgspec.field(default_factory=EscalationSettings)
+    mcp: McpSettings = msgspec.field(default_factory=McpSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -124,5 +127,6 @@ SECTIONS: tuple[tuple[str, type[msgspec.Struct], str], ...] = (
     ("versions", VersionSettings, "KGS_VERSIONS_"),
     ("review", ReviewSettings, "KGS_REVIEW_"),
     ("escalations", EscalationSettings, "KGS_ESCALATION_"),
+    ("mcp", McpSettings, "KGS_MCP_"),
 )
 GIVEN_FIELDS = frozenset({"home", "keys", "cypher_dir"})  # passed by from_env, not read
