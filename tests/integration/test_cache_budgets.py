@@ -1,0 +1,108 @@
+"""The app with small text cache budgets (KGS_TEXT_CACHE_BYTES, KGS_ANALYSIS_CACHE_BYTES), driven
+past them by distinct questions through POST /v1/query against the real Neo4j: /metrics shows
+each kind's bytes within its budget while entries were evicted, and every question is answered,
+the first one again, after its paragraphs left the caches, with the same answer.
+
+Answers run in threads of the app's process here (borrowed graph and model: no answer workers),
+so the /metrics read is of the caches the answers filled."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+
+from ingest.embeddings import SentenceTransformerEmbedder
+from ingest.pipeline import IngestOptions, ingest
+from service.api import create_app
+from service.api.state import AppResources
+from service.db import Graph
+from service.settings import Settings, TextCacheSettings, project_root
+from service.text import text_cache
+
+SOURCE_SCOPE = "waterglass"  # 8 shipped documents; 8 questions read some 50 of their paragraphs
+# At the default budgets those 50 paragraphs take about 66 KB (text) and 158 KB (analysis) as
+# estimated, so these hold a fraction of them.
+TEXT_BUDGET_BYTES = 16_384
+ANALYSIS_BUDGET_BYTES = 32_768
+PHRASINGS = ("what is {}?",)
+KINDS = ("text", "analysis")
+
+
+@pytest.fixture
+def small_budget_client(
+    graph: Graph, embedder: SentenceTransformerEmbedder, scope: str, tmp_path: Path
+) -> Iterator[TestClient[Any]]:
+    env = {**os.environ, "KGS_TEXT_CACHE_BYTES": str(TEXT_BUDGET_BYTES),
+           "KGS_ANALYSIS_CACHE_BYTES": str(ANALYSIS_BUDGET_BYTES),
+           "KGS_API_DEV_MODE": "on"}  # fmt: skip
+    settings = Settings.from_env(env)
+    shutil.copytree(project_root() / "knowledge_base" / SOURCE_SCOPE, tmp_path / scope)
+    report = ingest(graph, embedder, tmp_path, IngestOptions(), settings.ingest)
+    assert report.added and report.embedding_failure is None
+    resources = AppResources(settings, graph=graph, embedder=embedder)
+    try:
+        with TestClient(create_app(settings, resources)) as client:
+            yield client
+    finally:
+        text_cache.configure_text_caches(TextCacheSettings())  # the other tests' budgets
+
+
+def cache_metrics(client: TestClient[Any]) -> dict[str, dict[str, float]]:
+    """{kind: {bytes, budget, entries, hits, misses}} from the app's /metrics."""
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    names = {"kgs_text_cache_bytes": "bytes", "kgs_text_cache_budget_bytes": "budget",
+             "kgs_text_cache_entries": "entries", "kgs_text_cache_hits_total": "hits",
+             "kgs_text_cache_misses_total": "misses"}  # fmt: skip
+    found: dict[str, dict[str, float]] = {kind: {} for kind in KINDS}
+    for family in text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            if sample.name in names:
+                found[sample.labels["kind"]][names[sample.name]] = sample.value
+    return found
+
+
+def test_caches_driven_past_small_budgets_stay_within_them_and_answers_come_back(
+    small_budget_client: TestClient[Any], scope: str
+) -> None:
+    client = small_budget_client
+    before = cache_metrics(client)
+    for kind, budget in zip(KINDS, (TEXT_BUDGET_BYTES, ANALYSIS_BUDGET_BYTES), strict=True):
+        assert before[kind]["budget"] == budget  # the environment's budget, applied at start
+    listed = client.get("/v1/documents", params={"scope": scope, "limit": 50})
+    titles = [item["title"] for item in listed.json()["items"]]
+    assert len(titles) >= 8, listed.text
+    questions = [p.format(title) for p in PHRASINGS for title in titles]
+    answers: list[str] = []
+    for question in questions:
+        response = client.post("/v1/query", json={"query": question, "scope": scope})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["status"] == "answered" and body["answer"], (question, body)
+        answers.append(body["answer"])
+
+    after = cache_metrics(client)
+    held = {stats.kind: stats for stats in text_cache.cache_stats()}  # this process's caches
+    for kind in KINDS:
+        assert (after[kind]["bytes"], after[kind]["entries"]) == (held[kind].bytes,
+                                                                  held[kind].entries)  # fmt: skip
+        stats, budget = after[kind], before[kind]["budget"]
+        misses = stats["misses"] - before[kind]["misses"]
+        assert 0 < stats["bytes"] <= budget, (kind, stats)
+        # Every miss stores an entry unless it alone exceeds the budget: more misses than
+        # entries held means the least recently used ones went.
+        assert stats["entries"] > 0 and misses > 2 * stats["entries"], (kind, stats, misses)
+        assert stats["hits"] > before[kind]["hits"], (kind, stats)  # still a working cache
+
+    again = client.post("/v1/query", json={"query": questions[0], "scope": scope})
+    assert again.status_code == 200 and again.json()["answer"] == answers[0]
+    final = cache_metrics(client)
+    assert final["text"]["misses"] > after["text"]["misses"]  # its paragraphs had gone
+    assert all(final[kind]["bytes"] <= final[kind]["budget"] for kind in KINDS)
