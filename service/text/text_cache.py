@@ -45,7 +45,7 @@ _DEFAULTS = TextCacheSettings()
 
 
 class CacheStats(msgspec.Struct, frozen=True, kw_only=True):
-    kind: str
+    kind: CacheKind
     budget_bytes: int
     bytes: int
     entries: int
@@ -105,7 +105,6 @@ class ParagraphCache(Generic[P, R]):
     """A cache of a pure function of one paragraph, in its kind's shared byte budget."""
 
     def __init__(self, function: Callable[P, R], kind: CacheKind) -> None:
-        self.kind = kind
         self.__wrapped__ = function
         self.__doc__ = function.__doc__
         self._id = id(self)

@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from prometheus_client import REGISTRY, generate_latest
 
-import service.api.metrics  # noqa: F401  (registers the caches' collector)
 from service.settings import Settings, SettingsError, TextCacheSettings
 from service.text import analysis, spans, text_cache
 from service.text.facts import Passage, extraction, words
@@ -23,7 +21,7 @@ def _default_budgets() -> Iterator[None]:
     text_cache.configure_text_caches(TextCacheSettings())
 
 
-def _stats(kind: str) -> text_cache.CacheStats:
+def _stats(kind: text_cache.CacheKind) -> text_cache.CacheStats:
     return next(s for s in text_cache.cache_stats() if s.kind == kind)
 
 
@@ -102,13 +100,3 @@ def test_bad_budgets_are_refused(raw: str, env: str, default: int) -> None:
     with pytest.raises(SettingsError, match=env):
         Settings.from_env({env: raw})
 
-
-def test_metrics_report_each_kind_s_bytes_and_hits() -> None:
-    text_cache.configure_text_caches(TextCacheSettings(text_bytes=70_000))
-    spans.split_sentences("Metrics count this. Twice.")
-    spans.split_sentences("Metrics count this. Twice.")
-    exposed = generate_latest(REGISTRY).decode()
-    assert 'kgs_text_cache_budget_bytes{kind="text"} 70000.0' in exposed
-    held = _stats("text").bytes
-    assert f'kgs_text_cache_bytes{{kind="text"}} {float(held)}' in exposed and held > 0
-    assert 'kgs_text_cache_hits_total{kind="text"}' in exposed
