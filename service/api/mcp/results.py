@@ -18,8 +18,11 @@ import msgspec
 from service.answer.injection.finding import find_injections
 from service.answer.injection.screening import carried_output, scan_texts
 from service.pipeline.retrieval import Hit
+from service.text.language import foreign_to
+from service.text.spans import split_sentences
 
 __all__ = [
+    "FOREIGN",
     "REMOVED",
     "UNTRUSTED",
     "ScreenedText",
@@ -35,6 +38,7 @@ UNTRUSTED = (
     "Sentences kgs found to be instructions read '[removed: instruction]'."
 )
 REMOVED = "[removed: instruction]"
+FOREIGN = "[withheld: a sentence in neither the query's language nor its page's]"
 _CUT = "[removed]"  # a demanded output met outside the instruction that demanded it
 _WITHHELD = "[withheld: this paragraph carries what an instruction demands]"
 
@@ -44,17 +48,27 @@ class ScreenedText(msgspec.Struct, frozen=True, kw_only=True):
     removed: int  # instruction sentences and demanded outputs cut from it
 
 
-def screen_texts(texts: Sequence[str]) -> list[ScreenedText]:
+def screen_texts(
+    texts: Sequence[str], languages: Sequence[Sequence[str]] | None = None
+) -> list[ScreenedText]:
     """Each text with its instruction sentences replaced by REMOVED and the outputs any of them
     demand cut wherever the texts carry them (one scan over all: an attack may demand in one
-    paragraph what another one holds)."""
+    paragraph what another one holds). `languages`: for each text, the texts whose languages
+    it may be quoted in (the query and its page, as the answer path's release has it); a
+    sentence in none of them is replaced by FOREIGN. An instruction in the page's own language
+    that the patterns miss stays: the `untrusted` notice is the defence left."""
     scan = scan_texts(texts)
     screened = []
-    for text in texts:
+    for index, text in enumerate(texts):
+        cuts = [(i.start, i.end, REMOVED) for i in find_injections(text)]
+        if languages is not None:
+            cuts += [(s.start, s.end, FOREIGN) for s in split_sentences(text)
+                     if foreign_to(s.text, *languages[index])
+                     and not any(a < s.end and s.start < b for a, b, _ in cuts)]  # fmt: skip
         parts, position, removed = [], 0, 0
-        for injection in find_injections(text):
-            parts += [text[position : injection.start], REMOVED]
-            position, removed = injection.end, removed + 1
+        for start, end, marker in sorted(cuts):
+            parts += [text[position:start], marker]
+            position, removed = end, removed + 1
         kept = "".join([*parts, text[position:]])
         for output in scan.outputs:
             kept, cut = _cut(kept, output)
@@ -106,10 +120,17 @@ def _citation(citation: Mapping[str, Any]) -> dict[str, Any]:
     return {k: citation[k] for k in _CITATION_FIELDS if citation.get(k) is not None}
 
 
-def search_result(scope: str, hits: Sequence[Hit], choice: Mapping[str, Any]) -> dict[str, Any]:
+def search_result(
+    query: str, scope: str, hits: Sequence[Hit], choice: Mapping[str, Any]
+) -> dict[str, Any]:
     """The search tool's result: the fused ranking of one scope, best first, with each
-    paragraph's screened text, score and per-channel ranks; no answer is composed."""
-    screened = screen_texts([h.text for h in hits])
+    paragraph's screened text, score and per-channel ranks; no answer is composed. A sentence
+    may be in the query's language or its page's (the page: its paragraphs among the hits)."""
+    pages: dict[str, list[str]] = {}
+    for hit in hits:
+        pages.setdefault(hit.document_id, []).append(hit.text)
+    languages = [(query, " ".join(pages[h.document_id])) for h in hits]
+    screened = screen_texts([h.text for h in hits], languages)
     return {
         "scope": scope,
         "scopeChoice": choice,

@@ -248,7 +248,7 @@ def build_server(
                 candidates=settings.api.question_scope_candidates,
             ))  # fmt: skip
             hits = choice.retrieved.retrieval.hits[:top_k]
-            return search_result(choice.scope, hits, choice.trace)
+            return search_result(query, choice.scope, hits, choice.trace)
 
         return await _guarded(work)
 
