@@ -83,6 +83,13 @@ bench: install-dev
 faults: install-dev
 	$(BIN)/python bench/faults_report.py --load
 
+# The soak run: a running service (`KGS_API_RATE_LIMIT_REQUESTS=0 make run` in another terminal:
+# the clients share one address) under a steady mix of new and repeated questions, uploads and
+# deletes for 30 minutes, its RSS every 30 s with the slope per 10 minutes; SOAK_ARGS to change.
+.PHONY: soak
+soak: install-dev
+	$(BIN)/python bench/soak.py $(SOAK_ARGS)
+
 neo4j-start: install
 	$(KGS) neo4j start
 neo4j-stop: install
