@@ -58,6 +58,7 @@ class RequestContextMiddleware(ASGIMiddleware):
         token = trace_id_var.set(trace_id)
         started = time.perf_counter()
         status = 500
+        path = scope["path"]  # as asked: a mount (/mcp) rewrites the scope's path to its own
 
         async def send_with_trace(message: Message) -> None:
             nonlocal status
@@ -72,8 +73,8 @@ class RequestContextMiddleware(ASGIMiddleware):
             await next_app(scope, receive, send_with_trace)
         finally:
             access_log.info(
-                "%s %s %s", scope.get("method", ""), scope["path"], status,
-                extra={"method": scope.get("method", ""), "path": scope["path"],
+                "%s %s %s", scope.get("method", ""), path, status,
+                extra={"method": scope.get("method", ""), "path": path,
                        "status": status,
                        "durationMs": round((time.perf_counter() - started) * 1000, 2)},
             )  # fmt: skip
