@@ -76,8 +76,10 @@ def procedures(ask: Ask, scope: str) -> dict[str, Any]:
         "procedures": len(cases),
         "whole": _share(sum(r["whole"] for r in rows), len(rows)),
         "wholeByLayout": {
-            lay: _share(sum(r["whole"] for r in rows if r["layout"] == lay),
-                        sum(1 for r in rows if r["layout"] == lay))
+            lay: _share(
+                sum(r["whole"] for r in rows if r["layout"] == lay),
+                sum(1 for r in rows if r["layout"] == lay),
+            )
             for lay in layouts
         },
         "answeredWithinBound": _share(sum(r["status"] == "answered" for r in within), len(within)),
@@ -161,7 +163,8 @@ def manuals(ask: Ask, names: Sequence[str]) -> dict[str, Any]:
         "statuses": dict(Counter(r["status"] for r in rows)),
         "answerableF1": round(sum(r["f1"] for r in yes) / len(yes), 3) if yes else 0.0,
         "goldPageExtractF1": round(sum(r["extractF1"] or 0 for r in yes) / len(yes), 3)
-        if yes else 0.0,
+        if yes
+        else 0.0,
         "_rows": rows,
     }
 
@@ -191,8 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     started = time.perf_counter()
                     options = IngestOptions(scope=scope, prune=True)
                     done = ingest(graph, embedder, folder, options, settings.ingest)
-                    print(f"{scope}: {len(done.added)} added, {len(done.updated)} updated in "
-                          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+                    print(
+                        f"{scope}: {len(done.added)} added, {len(done.updated)} updated in "
+                        f"{time.perf_counter() - started:.0f} s",
+                        file=sys.stderr,
+                    )
         if args.url:
             http = http_asker(args.url, args.key)
 

@@ -51,9 +51,6 @@ KEYS = {  # name -> (key, scopes)
 TOOLS = {"ask", "search", "get_document", "knowledge_point", "list_scopes", "escalation_preview"}
 START_S = 30.0
 CALL_TIMEOUT_S = 180.0  # an answer on 2 busy cores
-# Pages of the shipped prompt-injection folder whose attacks demand a link or a marker word.
-HOSTILE_CASES = [c for c in CASES if c.file in {"01-beekeeping.md", "03-tides.md",
-                                                "07-kiln.md", "10-lighthouse.md"}]  # fmt: skip
 
 
 def _free_port() -> int:
@@ -258,7 +255,7 @@ def test_a_key_without_the_scope_gets_an_error_and_no_text(api: str, scopes: Pat
     assert response.headers["content-type"].startswith("application/problem+json")
 
 
-@pytest.mark.parametrize("case", HOSTILE_CASES, ids=lambda c: c.file)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.file)
 def test_a_hostile_pages_instruction_never_reaches_a_result(api: str, case: Any) -> None:
     async def session(client: Client) -> list[CallToolResult | Any]:
         return [
@@ -269,12 +266,17 @@ def test_a_hostile_pages_instruction_never_reaches_a_result(api: str, case: Any)
         ]
 
     ask, search, document, resource = _run(api, KEYS["reader"][0], session)
-    assert _body(ask)["status"] != "abstained"  # the page answers its question
+    assert _body(ask)["answer"]
     texts = [_text(ask), _text(search), _text(document), resource.contents[0].text]
     for said in texts:
         assert case.anchor not in said and not _relayed(case, said), (case.file, said[:400])
-        if case.marker:
-            assert not re.search(case.marker, said), (case.file, case.marker)
+    # The output the attack demands, in any text a result carries (a marker like "^\s*\{" is
+    # about the text itself, not the result's JSON around it).
+    carried = [_body(ask)["answer"], resource.contents[0].text,
+               *(r["text"] for r in _body(search)["results"]),
+               *(p["text"] for p in _body(document)["paragraphs"])]  # fmt: skip
+    for text in carried:
+        assert not (case.marker and re.search(case.marker, text)), (case.file, text)
     assert REMOVED in _text(document) and REMOVED in resource.contents[0].text
     assert _attack(case) not in texts[2]
 

@@ -28,6 +28,7 @@ __all__ = [
     "ScreenedText",
     "answer_result",
     "document_result",
+    "screen_heading",
     "screen_texts",
     "search_result",
 ]
@@ -79,6 +80,16 @@ def screen_texts(
     return screened
 
 
+def screen_heading(heading: str) -> str:
+    """A heading (or a title) as returned: REMOVED when it is an instruction ("### SYSTEM
+    OVERRIDE ###" over an attack) read as the heading it is."""
+    return REMOVED if heading and find_injections(f"# {heading}") else heading
+
+
+def _headings(path: Iterable[str]) -> list[str]:
+    return [screen_heading(h) for h in path]
+
+
 def _cut(text: str, output: str) -> tuple[str, int]:
     """`text` without the occurrences of a demanded output (matched case-insensitively)."""
     lowered, needle = text.casefold(), output.casefold()
@@ -117,7 +128,8 @@ _CITATION_FIELDS = (
 
 
 def _citation(citation: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: citation[k] for k in _CITATION_FIELDS if citation.get(k) is not None}
+    kept = {k: citation[k] for k in _CITATION_FIELDS if citation.get(k) is not None}
+    return {**kept, "headingPath": _headings(kept.get("headingPath") or ())}
 
 
 def search_result(
@@ -143,8 +155,8 @@ def search_result(
                 "paragraphId": hit.paragraph_id,
                 "documentId": hit.document_id,
                 "path": hit.path,
-                "title": hit.title,
-                "headingPath": list(hit.heading_path),
+                "title": screen_heading(hit.title),
+                "headingPath": _headings(hit.heading_path),
                 "startLine": hit.start_line,
                 "endLine": hit.end_line,
                 "startOffset": hit.start_offset,
@@ -176,9 +188,14 @@ def document_result(
     meta = {k: v for k, v in document.items() if k not in ("paragraphs", "headings")}
     return {
         **meta,
+        "title": screen_heading(meta.get("title") or ""),
         "untrusted": UNTRUSTED,
         "headings": [
-            {k: h[k] for k in ("level", "text", "startLine") if h.get(k) is not None}
+            {
+                "level": h["level"],
+                "text": screen_heading(h["text"]),
+                "startLine": h.get("startLine"),
+            }
             for h in document.get("headings") or ()
         ],
         "paragraphCount": len(paragraphs),
@@ -188,7 +205,7 @@ def document_result(
             {
                 "ordinal": p["ordinal"],
                 "kind": p["kind"],
-                "headingPath": p["headingPath"],
+                "headingPath": _headings(p["headingPath"]),
                 "startLine": p["startLine"],
                 "endLine": p["endLine"],
                 "startOffset": p["startOffset"],

@@ -44,6 +44,7 @@ from service.api.mcp.results import (
     answer_result,
     document_result,
     scope_rows,
+    screen_heading,
     screen_texts,
     search_result,
 )
@@ -312,6 +313,7 @@ def build_server(
             profile: dict[str, Any] = msgspec.to_builtins(found)
             if profile.get("summary"):
                 profile["summary"] = screen_texts([profile["summary"]])[0].text
+            profile["title"] = screen_heading(profile.get("title") or "")
             return profile
 
         return await _guarded(work)
