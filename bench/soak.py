@@ -375,9 +375,12 @@ def slope_mib_per_min(points: list[tuple[float, float]]) -> float:
 def slopes(samples: list[Sample], window_s: float, tail_s: float, end_s: float) -> dict[str, Any]:
     """Slopes of both series per window [k*window, (k+1)*window] and over the last tail_s."""
     windows = []
-    for start in itertools.takewhile(lambda s: s < end_s, itertools.count(0.0, window_s)):
-        inside = [s for s in samples if start <= s.t_s <= start + window_s]
-        windows.append({"from_s": start, "to_s": min(start + window_s, end_s),
+    count = max(1, round(end_s / window_s))  # the last window takes a shorter remainder
+    for number in range(count):
+        start = number * window_s
+        stop = end_s if number == count - 1 else start + window_s
+        inside = [s for s in samples if start <= s.t_s <= stop]
+        windows.append({"from_s": start, "to_s": stop,
                         "samples": len(inside),
                         "rss": slope_mib_per_min([(s.t_s, s.rss_mib) for s in inside]),
                         "tree_rss": slope_mib_per_min([(s.t_s, s.tree_rss_mib)
