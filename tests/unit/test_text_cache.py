@@ -99,4 +99,3 @@ def test_the_budget_comes_from_the_environment(env: str, default: int) -> None:
 def test_bad_budgets_are_refused(raw: str, env: str, default: int) -> None:
     with pytest.raises(SettingsError, match=env):
         Settings.from_env({env: raw})
-
