@@ -85,6 +85,7 @@ _BARE_STEP = re.compile(r"^(?:step\s*)?\d{1,2}\s*[.:)]?$", re.IGNORECASE)
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
 _HOW_TO_COVERAGE = 0.3  # share of key terms an unlabelled how-to sentence must mention
+_HOW_TO_MIN_STEPS = 2  # on-topic sentences that make an unnumbered procedure of a page
 _CONTRAST = re.compile(
     r"\b(?:whereas|while|unlike|compared|contrast\w*|than|but|both|instead|differ\w*)\b", re.I
 )
@@ -248,16 +249,6 @@ def select(
             or (s.step is None and s.quote.lower().startswith("if "))
         ]
         numbered = bool(steps)
-        if numbered:  # a procedure opens with its steps; the page's scope sentence adds nothing
-            take("step", steps, settings.how_to_steps)
-        else:
-            take("overview", [s for s in direct if s.step is None and not s.label][:1], 1)
-        take("prerequisite", prereq, 2)
-        take(
-            "prerequisite",
-            _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]),
-            1,
-        )
         if not numbered:  # unnumbered procedure: its on-topic sentences in reading order
             steps = [
                 s
@@ -267,6 +258,23 @@ def select(
                 and _coverage(s, plan) >= _HOW_TO_COVERAGE
             ]
             steps.sort(key=lambda s: (s.document_id, s.start))
+        if numbered:  # a procedure opens with its steps; the page's scope sentence adds nothing
+            take("step", steps, settings.how_to_steps)
+        elif len(steps) < _HOW_TO_MIN_STEPS and anchor_docs:
+            # No sequence of steps on the page: one on-topic sentence is too little to act on,
+            # so the page answers as its author opens it (the menu path often says nothing of
+            # the question's words: "From Settings, tap Display > Blue light filter").
+            page = _page_answer(next(iter(anchor_docs)), pool, ranked, settings)
+            take("answer", page, len(page))
+        else:
+            take("overview", [s for s in direct if s.step is None and not s.label][:1], 1)
+        take("prerequisite", prereq, 2)
+        take(
+            "prerequisite",
+            _leads([s for s in neighbours if "PREREQUISITE" in (s.relation or "")]),
+            1,
+        )
+        if not numbered:
             take("step", steps, settings.how_to_steps)
         take("check", checks, 1)
         take("failure", failures, 2)

@@ -307,3 +307,31 @@ def test_stems_are_right_when_many_threads_stem_at_once() -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         for _ in range(5):
             assert list(pool.map(stem, words)) == expected
+
+
+def test_a_how_to_without_steps_is_answered_as_its_page_opens() -> None:
+    """One on-topic sentence is too little to act on: the menu path that leads to it says
+    nothing of the question's words, so the page answers as its author opens it."""
+    from service.answer.composer import select
+    from service.settings import AnswerSettings
+
+    texts = [
+        "The Blue light filter can help you sleep better if you use your device at night.",
+        "You can set a schedule to automatically turn this feature on and off.",
+        "From Settings, tap Display > Blue light filter, and then choose one of the options:",
+        "Drag the Opacity slider to set the opacity of the filter.",
+        "Tap Turn on now to enable this feature.",
+    ]
+    pool, start = [], 0
+    for order, text in enumerate(texts):
+        pool.append(EvidenceSentence(
+            quote=text, text=text, start=start, end=start + len(text), line=order + 1,
+            end_line=order + 1, paragraph_id=f"p{order}", citation_id=f"c{order}",
+            fragment_id="f", role="direct_support", document_id="d", document_version=1,
+            path="d.md", heading_path=("Blue light filter",), knowledge_point_id=None,
+            relation=None, kind="paragraph", order=order, label="", step=None,
+        ))  # fmt: skip
+        start += len(text) + 2
+    chosen = [s.text for _, s in select("how_to", plan_query("How do I change opacity?", "s"),
+                                        pool, AnswerSettings())]  # fmt: skip
+    assert texts[3] in chosen and texts[0] in chosen and len(chosen) >= 3
