@@ -134,6 +134,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--limit", type=int, help="only the first N questions")
     evaluate.add_argument("--out", help="write each question's outcome here (JSON Lines)")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+    evaluate.add_argument(
+        "--gate", help="TOML thresholds ([min], [max]); exit 1 when one is missed"
+    )
     evaluate.set_defaults(run=_eval)
 
     from ingest import embeddings_cli, history_cli
@@ -296,10 +299,12 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
     from service.evaluation import http_asker, read_questions, report, run_questions
+    from service.evaluation.gates import check_gates, read_gates
     from service.evaluation.report import print_report, write_outcomes
 
     if args.top_k < 1:
         raise EvalFileError("--top-k must be at least 1")
+    gates = read_gates(Path(args.gate)) if args.gate else []  # a bad gate file costs no run
     questions = read_questions(Path(args.questions), limit=args.limit)
     if args.url:
         outcomes = list(run_questions(
@@ -311,8 +316,13 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
             outcomes = list(run_questions(ask, questions, args.scope, args.top_k))
     if args.out:
         write_outcomes(Path(args.out), outcomes)
-    print_report(report(outcomes), as_json=args.json)
-    return 0
+    measured = report(outcomes)
+    print_report(measured, as_json=args.json)
+    verdicts = check_gates(measured, gates)
+    for verdict in verdicts:
+        print(("gate " if verdict.passed else "GATE FAILED ") + verdict.describe(),
+              file=sys.stdout if verdict.passed else sys.stderr)  # fmt: skip
+    return EXIT_FAILURE if any(not v.passed for v in verdicts) else 0
 
 
 @contextmanager

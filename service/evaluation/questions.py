@@ -5,7 +5,8 @@
 
 Only `question` is required. `answerable` defaults to true; `answers` are gold answer texts for
 token F1; `gold` are the paths (as citations name them) of documents that answer the question,
-for recall@k. Every line is checked before anything runs, so a bad file costs nothing.
+for recall, precision, MRR and evidence coverage; `scope` asks the question in that scope
+(a file may span several). Every line is checked before anything runs, so a bad file costs nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class EvalQuestion(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     answerable: bool = True
     answers: tuple[str, ...] = ()
     gold: tuple[str, ...] = ()
+    scope: str | None = None  # the scope to ask; overrides `kgs eval --scope`
 
 
 def read_questions(path: Path, *, limit: int | None = None) -> list[EvalQuestion]:

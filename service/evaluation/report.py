@@ -25,10 +25,14 @@ def format_report(r: Report) -> str:
         return "-" if value is None else f"{value:.3f}"
 
     recall = "  ".join(f"R{k} {figure(v)}" for k, v in r.recall.items())
+    precision = "  ".join(f"P{k} {figure(v)}" for k, v in r.precision.items())
     statuses = ", ".join(f"{s} {n}" for s, n in r.statuses.items())
     return "\n".join([
         f"questions {r.questions} (answerable {r.answerable}, unanswerable {r.unanswerable})",
         f"recall      {recall}",
+        f"precision   {precision}",
+        f"ranking     MRR@10 {figure(r.mrr_at_10)}; evidence coverage "
+        f"{figure(r.evidence_coverage)} of gold documents cited",
         f"refused     {figure(r.answerable_refused)} of answerable; "
         f"abstained {figure(r.unanswerable_abstained)} of unanswerable; "
         f"balanced abstention {figure(r.balanced_abstention)}",

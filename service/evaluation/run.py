@@ -58,7 +58,7 @@ def run_questions(
 ) -> Iterator[Outcome]:
     for q in questions:
         started = time.perf_counter()
-        response = ask(q.question, scope, top_k)
+        response = ask(q.question, q.scope or scope, top_k)
         yield outcome_of(q, response, (time.perf_counter() - started) * 1000)
 
 
@@ -66,7 +66,8 @@ def outcome_of(q: EvalQuestion, response: dict[str, Any], latency_ms: float) -> 
     trace = response.get("trace") or {}
     documents = ranked_documents(response)
     gold = {_plain_path(g) for g in q.gold}
-    rank = next((i for i, d in enumerate(documents, start=1) if _plain_path(d) in gold), None)
+    ranks = tuple(i for i, d in enumerate(documents, start=1) if _plain_path(d) in gold)
+    cited = {_plain_path(str(c.get("path") or "")) for c in response.get("citations") or ()}
     review = trace.get("ragSufficiencyReview") or {}
     answer = str(response.get("answer", ""))
     status = str(response.get("status", ""))
@@ -77,8 +78,11 @@ def outcome_of(q: EvalQuestion, response: dict[str, Any], latency_ms: float) -> 
         status=status,
         answer=answer,
         documents=tuple(documents),
-        gold_rank=rank,
+        gold_rank=ranks[0] if ranks else None,
         has_gold=bool(gold),
+        gold_ranks=ranks,
+        gold_count=len(gold),
+        gold_cited=len(gold & cited),
         # An abstention's text is a refusal, not an answer: it scores 0 against gold answers.
         f1=(0.0 if status == "abstained" else token_f1(answer, q.answers)) if q.answers else None,
         latency_ms=round(latency_ms, 2),

@@ -28,6 +28,9 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     documents: tuple[str, ...]  # the ranked distinct document paths of the response
     gold_rank: int | None  # 1-based rank of the first gold document; None: not ranked / no gold
     has_gold: bool
+    gold_ranks: tuple[int, ...] = ()  # 1-based ranks of every gold document ranked
+    gold_count: int = 0  # gold documents the question names
+    gold_cited: int = 0  # of them, those the answer cites
     f1: float | None  # token F1 of the answer against the gold answers (None: none given)
     latency_ms: float
     answerability: float | None = None
@@ -40,6 +43,10 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     answerable: int
     unanswerable: int
     recall: dict[str, float | None]  # "@1", "@5", "@10" over answerable questions with gold
+    # Gold documents among the first k ranked, over k (mean over answerable questions with gold).
+    precision: dict[str, float | None]
+    mrr_at_10: float | None  # mean reciprocal rank of the first gold document, 0 past rank 10
+    evidence_coverage: float | None  # share of all gold documents that answers cite
     answerable_refused: float | None  # share of answerable questions abstained
     unanswerable_abstained: float | None
     balanced_abstention: float | None  # mean of answered-answerable and abstained-unanswerable
@@ -88,6 +95,13 @@ def report(outcomes: Sequence[Outcome]) -> Report:
                         with_gold)
         for k in CUTOFFS
     }  # fmt: skip
+    precision: dict[str, float | None] = {
+        f"@{k}": _mean([sum(1 for r in o.gold_ranks if r <= k) / k for o in with_gold])
+        for k in CUTOFFS
+    }
+    reciprocal = [1 / o.gold_rank if o.gold_rank and o.gold_rank <= 10 else 0.0 for o in with_gold]
+    gold_total = sum(o.gold_count for o in with_gold)
+    coverage = round(sum(o.gold_cited for o in with_gold) / gold_total, 4) if gold_total else None
     refused = _share([o for o in answerable if o.status == "abstained"], answerable)
     abstained = _share([o for o in unanswerable if o.status == "abstained"], unanswerable)
     balanced = (
@@ -101,6 +115,9 @@ def report(outcomes: Sequence[Outcome]) -> Report:
         answerable=len(answerable),
         unanswerable=len(unanswerable),
         recall=recall,
+        precision=precision,
+        mrr_at_10=_mean(reciprocal),
+        evidence_coverage=coverage,
         answerable_refused=refused,
         unanswerable_abstained=abstained,
         balanced_abstention=balanced,
