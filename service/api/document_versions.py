@@ -25,11 +25,12 @@ from service.api.documents import (
     UploadResult,
     etag,
     head_changed,
+    missing_version,
     readable_document,
     stored_version,
     upload_result,
 )
-from service.api.errors import not_found, v1_problems
+from service.api.errors import v1_problems
 from service.api.state import AppResources
 
 __all__ = ["DocumentVersionController"]
@@ -80,7 +81,7 @@ class DocumentVersionController(Controller):
         return Response(history, headers={"ETag": etag(history.head_version)})
 
     @get("/source", sync_to_thread=True, media_type="text/markdown; charset=utf-8",
-         responses=v1_problems(404))  # fmt: skip
+         responses=v1_problems(404, 410))  # fmt: skip
     def source(
         self,
         resources: AppResources,
@@ -104,7 +105,7 @@ class DocumentVersionController(Controller):
         if original:
             rows = graph.read("api/document_original", id=document_id, version=version or head)
             if not rows:
-                raise not_found(f"version {version or head} of the document")
+                raise missing_version(version or head, head)
             row = rows[0]
             name = str(row["path"]).rsplit("/", 1)[-1]
             disposition = f"inline; filename*=UTF-8''{quote(name)}"
@@ -119,7 +120,7 @@ class DocumentVersionController(Controller):
                 media_type="text/markdown; charset=utf-8",
                 headers={**headers, "Content-Disposition": disposition},
             )
-        stored = stored_version(graph, document_id, version or head)
+        stored = stored_version(graph, document_id, version or head, head)
         return Response(
             str(stored["source"]), media_type="text/markdown; charset=utf-8", headers=headers
         )

@@ -25,6 +25,7 @@ from litestar.datastructures import UploadFile
 from litestar.enums import RequestEncodingType
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, Parameter
+from litestar.plugins.problem_details import ProblemDetailsException
 
 from ingest.convert import SUPPORTED_EXTENSIONS, converter_for
 from ingest.convert.base import ConversionError
@@ -46,6 +47,7 @@ __all__ = [
     "etag",
     "head_changed",
     "ingest_text",
+    "missing_version",
     "read_document",
     "readable_document",
     "stored_version",
@@ -184,7 +186,7 @@ class DocumentController(Controller):
         more = len(rows) > limit
         return DocumentPage(items=items, next_cursor=encode_cursor(items[-1].id) if more else None)
 
-    @get("/{document_id:str}", sync_to_thread=True, responses=v1_problems(404))
+    @get("/{document_id:str}", sync_to_thread=True, responses=v1_problems(404, 410))
     def get_document(
         self,
         resources: AppResources,
@@ -328,7 +330,7 @@ def read_document(graph: Graph, grant: Grant, doc_id: str, version: int | None) 
             "paragraphs": graph.read("api/document_paragraphs", id=doc_id),
         }
     else:
-        raise not_found(f"version {version} of the document")  # never made, or released
+        raise missing_version(version, head)
     return msgspec.convert({**meta, "headVersion": head, **parts}, Document)
 
 
@@ -339,11 +341,21 @@ def readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any]
     return rows[0]
 
 
-def stored_version(graph: Graph, doc_id: str, version: int) -> dict[str, Any]:
+def stored_version(graph: Graph, doc_id: str, version: int, head: int) -> dict[str, Any]:
     rows = graph.read("api/document_version", id=doc_id, version=version)
     if not rows:
-        raise not_found(f"version {version} of the document")  # never made, or released
+        raise missing_version(version, head)
     return rows[0]
+
+
+def missing_version(version: int, head: int) -> ProblemDetailsException:
+    """Versions are numbered 1, 2, ... up to the head with none skipped: one below the head
+    that is not stored was released by retention (410 Gone, seed 002's "expired"); one above
+    it never existed (404)."""
+    if 1 <= version < head:
+        return problem(410, f"version {version} of the document was released by retention "
+                       "(docs/versions.md); GET .../versions lists the versions kept")  # fmt: skip
+    return not_found(f"version {version} of the document")
 
 
 def _checked_path(name: str) -> str:

@@ -365,8 +365,13 @@ def test_retention_releases_old_versions_but_keeps_what_is_cited(
     cited = client.get(f"/v1/documents/{doc}/source", params={"version": 2},
                        headers=_headers("reader"))  # fmt: skip
     assert cited.status_code == 200 and "holds water" in cited.text
-    assert client.get(f"/v1/documents/{doc}", params={"version": 1},
-                      headers=_headers("reader")).status_code == 404  # fmt: skip
+    # Released, not unknown: 410 for the document and its source; a version never made is 404.
+    for path in (f"/v1/documents/{doc}", f"/v1/documents/{doc}/source"):
+        released = client.get(path, params={"version": 1}, headers=_headers("reader"))
+        assert released.status_code == 410 and "released by retention" in released.text
+        assert released.headers["content-type"].startswith("application/problem+json")
+        never = client.get(path, params={"version": 5}, headers=_headers("reader"))
+        assert never.status_code == 404
     assert client.get(f"/v1/documents/{doc}", headers=_headers("reader")).json()["version"] == 4
     _assert_feed_is_state(client)
 
