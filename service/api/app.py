@@ -35,6 +35,7 @@ from service.api.logs import RequestContextMiddleware
 from service.api.metrics import metrics, prometheus_config
 from service.api.queries import QueryController
 from service.api.rate_limit import RATE_LIMITER_STATE, RateLimiter, RateLimitMiddleware
+from service.api.retention_task import retain_versions
 from service.api.reviews import ReviewController
 from service.api.state import AppResources, lifespan
 from service.api.streaming import StreamController
@@ -63,7 +64,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
     )  # fmt: skip
     keyring, limiter = Keyring(settings.api), RateLimiter.from_settings(settings.api)
     handlers: list[Router | Any] = [health, ready, metrics, browser_guide, *inspector_routes(), v1]
-    lifespans = [lifespan(resources, background=(recheck_gaps,))]
+    lifespans = [lifespan(resources, background=(recheck_gaps, retain_versions))]
     if settings.mcp.enabled:
         from service.api.mcp.http import mcp_router  # the SDK loads only where MCP is served
 

@@ -12,7 +12,8 @@ __all__ = ["VersionSettings"]
 
 
 class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Retention of document versions (`kgs retention apply`) and the change feed's limits.
+    """Retention of document versions (`kgs retention apply`, and hourly in `kgs serve`) and the
+    change feed's limits.
 
     Retention releases a version only when it is beyond the newest `keep_last` of its document,
     older than `keep_age_s`, not the head, and cited by no answer record that is kept."""
@@ -21,6 +22,8 @@ class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Versions younger than this are always kept (0: age keeps none).
     keep_age_s: Annotated[float, ZERO_ALLOWED] = 30 * 86_400.0
     retention_batch: int = 1_000  # versions released per transaction
+    # `kgs serve` applies these rules this often (0: only `kgs retention apply` does).
+    retention_interval_s: Annotated[float, ZERO_ALLOWED] = 3_600.0
     max_feed_page: int = 1_000  # events per page of GET /v1/changes
     # The event stream (GET /v1/changes/stream) looks for new events this often, sends a comment
     # line when it has sent nothing for heartbeat_s, and ends after max_stream_s (the client

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import anyio
 import msgspec
 import pytest
 from litestar.testing import TestClient
@@ -24,6 +25,7 @@ from ingest.units import document_id
 from ingest.versions import HeadChanged
 from service.api import create_app
 from service.api.auth import hash_key
+from service.api.retention_task import retain_once
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiKey, ApiSettings, Settings, VersionSettings
@@ -392,3 +394,23 @@ def test_open_streams_are_bounded(app: tuple[TestClient[Any], AppResources]) -> 
         assert stream.status_code == 200
         "".join(stream.iter_text())
     assert resources.feed_streams == 0  # a finished stream gives its place back
+
+
+def test_the_service_applies_retention_itself(
+    settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder
+) -> None:
+    """`kgs serve` runs the retention pass on its own (retain_versions, every
+    KGS_VERSIONS_RETENTION_INTERVAL_S); one pass, held to this test's scope, releases what the
+    rules allow and answers 410 for it afterwards."""
+    resources = _resources(settings, graph, embedder, keep_last=1, keep_age_s=0.0)
+    with TestClient(create_app(resources.settings, resources)) as client:
+        name = "pumice-retained.md"
+        for edition in ("floats on water", "is ground into a scouring powder"):
+            assert _upload(client, name, f"# Pumice\n\nPumice {edition}.\n").status_code < 300
+        doc = document_id(SCOPE, f"{SCOPE}/{name}")
+        report = anyio.run(retain_once, resources, SCOPE)
+        assert report.released >= 1
+        versions = client.get(f"/v1/documents/{doc}/versions", headers=_headers("reader")).json()
+        assert [v["version"] for v in versions["items"]] == [2]
+        assert client.get(f"/v1/documents/{doc}", params={"version": 1},
+                          headers=_headers("reader")).status_code == 410  # fmt: skip

@@ -1,0 +1,48 @@
+"""Version retention while the API serves: every KGS_VERSIONS_RETENTION_INTERVAL_S the rules of
+`kgs retention apply` (ingest/retention.py) release the versions they allow, so a service left
+running keeps its history bounded without anyone running the CLI. Each pass is the same
+statements as the CLI's, batched; replicas running it at once release each version once (the
+release statement checks the rules again in its own transaction)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import partial
+
+import anyio
+from neo4j.exceptions import DriverError, Neo4jError
+
+from ingest.retention import RetentionReport, apply_retention
+from service.api.state import AppResources
+from service.errors import KgsError
+
+__all__ = ["retain_once", "retain_versions"]
+
+log = logging.getLogger("kgs.versions")
+
+
+async def retain_versions(resources: AppResources) -> None:
+    """The background task (service/api/state.py lifespan); ends only when cancelled."""
+    interval = resources.settings.versions.retention_interval_s
+    if interval <= 0:
+        return
+    while True:
+        await asyncio.sleep(interval)
+        if resources.graph is None:
+            continue
+        try:
+            await retain_once(resources)
+        except (DriverError, Neo4jError, KgsError) as error:  # Neo4j away: the next pass retries
+            log.warning("document versions not retained: %s", error)
+
+
+async def retain_once(resources: AppResources, scope: str | None = None) -> RetentionReport:
+    """One pass of the rules over every scope (or one)."""
+    report: RetentionReport = await anyio.to_thread.run_sync(partial(
+        apply_retention, resources.request_graph(), resources.settings.versions, scope=scope
+    ))  # fmt: skip
+    if report.released:
+        log.info("retention released %d document versions", report.released,
+                 extra={"released": report.released, "kept": report.kept})  # fmt: skip
+    return report
