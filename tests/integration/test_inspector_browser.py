@@ -142,3 +142,28 @@ def test_the_inspector_shows_an_answer_beside_its_evidence(
     _shot(page, "recent")
     assert problems == []
     context.close()
+
+
+def test_a_question_without_a_scope_is_answered_and_an_upload_asks_for_one(
+    served: tuple[str, str], browser: Browser
+) -> None:
+    """The scope field is optional, as in the API: the best readable scope answers and the
+    status names it; only an upload needs a scope, and says so instead of sending."""
+    url, _ = served
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(url)
+    assert page.get_attribute("#scope", "required") is None
+    page.fill("#question", QUESTION)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#cypher li", timeout=WAIT_MS)
+    trace_id = page.get_attribute("#answer", "data-trace-id")
+    stored: dict[str, Any] = httpx.get(f"{url}/v1/traces/{trace_id}", timeout=30).json()
+    chosen = stored["trace"]["scopeChoice"]["chosen"]
+    assert page.get_attribute("#status dd[data-field=scope]", "data-value") == chosen
+    page.set_input_files("#upload-files", [{"name": "note.md", "mimeType": "text/markdown",
+                                            "buffer": b"# Note\n\nA note.\n"}])  # fmt: skip
+    page.click("#upload")
+    page.wait_for_selector("#uploads li.refused", timeout=WAIT_MS)
+    assert "scope" in page.inner_text("#uploads").lower()
+    context.close()

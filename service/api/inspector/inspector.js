@@ -10,7 +10,7 @@ const LABELS = {
     graph: "Graph window", excluded: "Excluded candidates", cypher: "Cypher",
     recent: "Recent answers", openBrowser: "Open Neo4j Browser", statusFilter: "Status",
     copy: "Copy for Browser", copied: "Copied", budget: "Budget",
-    upload: "Add documents", send: "Upload",
+    upload: "Add documents", send: "Upload", scopeNeeded: "Name the scope to add documents to.",
     fields: {
       status: "Answer status", scope: "Scope", evidence: "Evidence", degradation: "Degradation",
       citations: "Citations", graph: "Graph", recovered: "Recovered", replayId: "Replay id",
@@ -39,7 +39,7 @@ const LABELS = {
     excluded: "排除的候选", cypher: "Cypher", recent: "最近的回答",
     openBrowser: "打开 Neo4j Browser", statusFilter: "状态", copy: "复制到 Browser",
     copied: "已复制", budget: "预算",
-    upload: "添加文档", send: "上传",
+    upload: "添加文档", send: "上传", scopeNeeded: "请填写要添加文档的范围。",
     fields: {
       status: "回答状态", scope: "范围", evidence: "证据", degradation: "降级",
       citations: "引用数", graph: "图", recovered: "已恢复", replayId: "重放 ID",
@@ -232,7 +232,11 @@ async function show(response) {
 async function ask(event) {
   event.preventDefault();
   try {
-    const response = await api("/v1/query", { method: "POST", body: JSON.stringify({ query: $("question").value, scope: $("scope").value }) });
+    // No scope: the API answers from the best of the scopes the key may read (the trace's
+    // scopeChoice says which), as for any client.
+    const scope = $("scope").value.trim();
+    const body = scope ? { query: $("question").value, scope } : { query: $("question").value };
+    const response = await api("/v1/query", { method: "POST", body: JSON.stringify(body) });
     await show(response);
     await loadRecent();
     showError(null);
@@ -257,6 +261,10 @@ async function loadRecent(event) {
 async function upload(event) {
   event.preventDefault();
   const key = $("key").value.trim();
+  if (!$("scope").value.trim()) {
+    $("uploads").replaceChildren(el("li", { class: "refused", text: labels().scopeNeeded }));
+    return;
+  }
   const lines = [];
   for (const file of $("upload-files").files) {
     const form = new FormData();
