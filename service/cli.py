@@ -361,6 +361,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             "KGS_API_MALLOC_ARENAS=%d not applied: the C library is not glibc",
             settings.api.malloc_arenas,
         )
+    threshold = settings.api.malloc_mmap_threshold_bytes
+    if threshold and not fix_malloc_mmap_threshold(threshold):
+        logging.getLogger("kgs.api").warning(
+            "KGS_API_MALLOC_MMAP_THRESHOLD_BYTES=%d not applied: the C library is not glibc",
+            threshold,
+        )
     uvicorn.run(
         create_app(settings), host=args.host, port=args.port,
         log_config=None,  # keep the JSON logs; the app logs each request with its trace id
@@ -378,8 +384,25 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def limit_malloc_arenas(count: int) -> bool:
-    """Cap glibc's heap arenas (mallopt M_ARENA_MAX) before the server starts its threads;
+    """Cap glibc's heap arenas (mallopt M_ARENA_MAX) before the server starts its threads, and
+    in the answer worker processes it starts (MALLOC_ARENA_MAX, read by glibc at their start);
     False where the C library is not glibc (the setting then does nothing)."""
+    os.environ["MALLOC_ARENA_MAX"] = str(count)
+    return _mallopt(-8, count)  # M_ARENA_MAX, from glibc's malloc.h
+
+
+def fix_malloc_mmap_threshold(size: int) -> bool:
+    """Serve allocations of `size` bytes or more from their own mappings, returned to the system
+    when freed (mallopt M_MMAP_THRESHOLD; MALLOC_MMAP_THRESHOLD_ for the worker processes). A
+    fixed threshold also stops glibc from raising it after each large free: the embedding
+    model's buffers, of a new size for each batch, then stayed in the heap and RSS grew about
+    12 MiB a minute under the soak (docs/operations.md, "Where memory goes")."""
+    os.environ["MALLOC_MMAP_THRESHOLD_"] = str(size)
+    return _mallopt(-3, size)  # M_MMAP_THRESHOLD
+
+
+def _mallopt(parameter: int, value: int) -> bool:
+    """glibc's mallopt; False where the C library is not glibc."""
     import ctypes
     import ctypes.util
 
@@ -390,8 +413,7 @@ def limit_malloc_arenas(count: int) -> bool:
         libc = None
     if libc is None or not hasattr(libc, "mallopt"):
         return False
-    m_arena_max = -8  # from glibc's malloc.h
-    return bool(libc.mallopt(m_arena_max, count))
+    return bool(libc.mallopt(parameter, value))
 
 
 def _neo4j_errors() -> tuple[type[BaseException], ...]:

@@ -62,6 +62,10 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     # allocates beside others gets its own arena, and worker, model and ingest threads left
     # RSS growing for minutes under load (902 -> 1598 MiB in 600 s; 2 arenas: 1196 MiB at 180 s).
     malloc_arenas: Annotated[int, ZERO_ALLOWED] = 2
+    # Allocations of this size or more get their own mapping, returned when freed (0: glibc's
+    # own threshold, which it raises up to 32 MiB after large frees, so the embedding model's
+    # varying buffers stayed in the heap: RSS +12 MiB/min under the 30-minute soak).
+    malloc_mmap_threshold_bytes: Annotated[int, ZERO_ALLOWED] = 131_072
     # Allocations that start a young-generation garbage collection in a served process (Python's
     # default: 700). An answer allocates a few thousand objects (rows, passages, facts): at 700
     # each answer ran about four young collections and, every 20 answers or so, a full one over

@@ -7,7 +7,7 @@ import platform
 
 import pytest
 
-from service.cli import limit_malloc_arenas
+from service.cli import fix_malloc_mmap_threshold, limit_malloc_arenas
 from service.settings import Settings, SettingsError
 
 
@@ -19,5 +19,18 @@ def test_setting() -> None:
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
-def test_glibc_accepts_the_cap() -> None:
+def test_glibc_accepts_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)  # restored after the test
     assert limit_malloc_arenas(2) is True
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_glibc_accepts_a_fixed_mmap_threshold_and_children_inherit_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    assert Settings.from_env({}).api.malloc_mmap_threshold_bytes == 131_072
+    assert fix_malloc_mmap_threshold(131_072) is True
+    import os
+
+    assert os.environ["MALLOC_MMAP_THRESHOLD_"] == "131072"  # spawned workers read it
