@@ -55,7 +55,10 @@ class AppResources:
         self._owns_embedder = embedder is None
         self.model_state = "loaded" if embedder else "not loaded"
         self.schema_applied = graph is not None
-        self.traces = TraceStore(settings.api.trace_retention_count, settings.api.trace_retention_s)
+        api = settings.api
+        self.traces = TraceStore(
+            api.trace_retention_count, api.trace_retention_s, api.trace_retention_bytes
+        )
         self.answer_limiter: anyio.CapacityLimiter | None = None
         self.connection: Connection | None = None  # the route to Neo4j, once opened here
         self.answer_pool: AnswerPool | None = None  # worker processes, when configured

@@ -45,6 +45,9 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
         1000  # most recent answers whose trace can be read back
     )
     trace_retention_s: float = 3600.0  # how long a trace can be read back
+    # The traces held in memory together, by the size of their JSON (in memory about 3.5 times
+    # that): 16 MiB holds some 350 answers' traces (about 48 KiB each), some 60 MiB of objects.
+    trace_retention_bytes: int = 16 * 2**20
     max_concurrent_answers: int = 4  # answers computed at once; more requests wait their turn
     # Worker processes that compute answers (0: threads of the service process). One process
     # runs Python one thread at a time, and under load answers queued for that lock, not for

@@ -226,7 +226,7 @@ def test_review_is_traced_recorded_and_not_replayed(
     assert_problem(client.get(f"/v1/traces/{review_id}", headers=headers("reader-b")), 404)
     assert resources.records is not None and resources.records.flush(10)
     kept = resources.traces  # an empty store: the record answers (another replica's view)
-    resources.traces = TraceStore(kept.max_entries, kept.max_age_s)
+    resources.traces = TraceStore(kept.max_entries, kept.max_age_s, kept.max_bytes)
     try:
         stored = client.get(f"/v1/traces/{review_id}", headers=headers("reader-a")).json()
     finally:

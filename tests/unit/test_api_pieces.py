@@ -6,6 +6,7 @@ import logging
 import re
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.exceptions import HTTPException
 
@@ -82,14 +83,14 @@ def _stored(trace_id: str) -> StoredTrace:
 
 
 def test_trace_store_keeps_the_newest(monkeypatch: pytest.MonkeyPatch) -> None:
-    store = TraceStore(max_entries=2, max_age_s=60)
+    store = TraceStore(max_entries=2, max_age_s=60, max_bytes=2**20)
     for n in range(3):
         store.put(_stored(f"t_{n}"))
     assert store.get("t_0") is None
     assert store.get("t_1") is not None and store.get("t_2") is not None
     now = [1000.0]
     monkeypatch.setattr(trace_store.time, "monotonic", lambda: now[0])
-    store = TraceStore(max_entries=10, max_age_s=60)
+    store = TraceStore(max_entries=10, max_age_s=60, max_bytes=2**20)
     store.put(_stored("t_old"))
     now[0] += 30
     store.put(_stored("t_new"))
@@ -97,6 +98,20 @@ def test_trace_store_keeps_the_newest(monkeypatch: pytest.MonkeyPatch) -> None:
     assert store.get("t_old") is None
     assert store.get("t_new") is not None
     assert len(store) == 1
+
+
+def test_trace_store_holds_at_most_its_bytes() -> None:
+    big = {"cypher": ["x" * 1000]}
+    store = TraceStore(max_entries=100, max_age_s=60, max_bytes=3500)
+    for n in range(5):
+        store.put(msgspec.structs.replace(_stored(f"t_{n}"), trace=big))
+    assert len(store) == 3 and store.bytes <= 3500  # about 1,013 bytes of JSON each
+    assert store.get("t_1") is None and store.get("t_4") is not None
+    store.put(msgspec.structs.replace(_stored("t_4"), trace={}))  # a trace stored again
+    assert store.bytes == 2 * len(msgspec.json.encode(big)) + 2
+    one = TraceStore(max_entries=100, max_age_s=60, max_bytes=10)
+    one.put(msgspec.structs.replace(_stored("t_huge"), trace=big))  # the newest always stays
+    assert one.get("t_huge") is not None
 
 
 def test_json_log_lines_carry_the_trace_id() -> None:
