@@ -29,7 +29,7 @@ CALL (d) {
   DETACH DELETE h
 }
 CALL (d) {
-  MATCH (d)-[:HAS_VERSION]->(v:DocumentVersion)
+  MATCH (d)-[:HAS_VERSION]->(v)  // kept versions and the tombstones of released ones
   DETACH DELETE v
 }
 DETACH DELETE d

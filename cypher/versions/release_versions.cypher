@@ -1,6 +1,9 @@
 // mode: write
-// Deletes up to $batch versions that retention releases (the rules of retention_census.cypher,
-// checked again here, in the deleting transaction); the caller repeats until it releases 0.
+// Releases up to $batch versions that retention allows (the rules of retention_census.cypher,
+// checked again here, in the releasing transaction); the caller repeats until it releases 0.
+// A released version keeps a tombstone: the node loses its text and structure and becomes a
+// ReleasedVersion with its number and when it was released, so `?version=N` can answer
+// "expired" (410) rather than "never existed" (404). Purging the document removes it too.
 // :param scope => null
 // :param keepLast => 10
 // :param cutoffMs => 0
@@ -12,5 +15,6 @@ WHERE ($scope IS NULL OR d.scope = $scope)
   AND v.createdAtMs < $cutoffMs
   AND NOT EXISTS { (:AnswerRecord)-[:CITED_DOCUMENT {version: v.version}]->(d) }
 WITH v LIMIT $batch
-DETACH DELETE v
+REMOVE v:DocumentVersion, v.source, v.structure, v.original
+SET v:ReleasedVersion, v.releasedAt = toString(datetime()), v.releasedAtMs = timestamp()
 RETURN count(*) AS released

@@ -105,7 +105,7 @@ class DocumentVersionController(Controller):
         if original:
             rows = graph.read("api/document_original", id=document_id, version=version or head)
             if not rows:
-                raise missing_version(version or head, head)
+                raise missing_version(graph, document_id, version or head)
             row = rows[0]
             name = str(row["path"]).rsplit("/", 1)[-1]
             disposition = f"inline; filename*=UTF-8''{quote(name)}"
@@ -120,7 +120,7 @@ class DocumentVersionController(Controller):
                 media_type="text/markdown; charset=utf-8",
                 headers={**headers, "Content-Disposition": disposition},
             )
-        stored = stored_version(graph, document_id, version or head, head)
+        stored = stored_version(graph, document_id, version or head)
         return Response(
             str(stored["source"]), media_type="text/markdown; charset=utf-8", headers=headers
         )

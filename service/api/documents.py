@@ -330,7 +330,7 @@ def read_document(graph: Graph, grant: Grant, doc_id: str, version: int | None) 
             "paragraphs": graph.read("api/document_paragraphs", id=doc_id),
         }
     else:
-        raise missing_version(version, head)
+        raise missing_version(graph, doc_id, version)
     return msgspec.convert({**meta, "headVersion": head, **parts}, Document)
 
 
@@ -341,20 +341,23 @@ def readable_document(graph: Graph, grant: Grant, doc_id: str) -> dict[str, Any]
     return rows[0]
 
 
-def stored_version(graph: Graph, doc_id: str, version: int, head: int) -> dict[str, Any]:
+def stored_version(graph: Graph, doc_id: str, version: int) -> dict[str, Any]:
     rows = graph.read("api/document_version", id=doc_id, version=version)
     if not rows:
-        raise missing_version(version, head)
+        raise missing_version(graph, doc_id, version)
     return rows[0]
 
 
-def missing_version(version: int, head: int) -> ProblemDetailsException:
-    """Versions are numbered 1, 2, ... up to the head with none skipped: one below the head
-    that is not stored was released by retention (410 Gone, seed 002's "expired"); one above
-    it never existed (404)."""
-    if 1 <= version < head:
-        return problem(410, f"version {version} of the document was released by retention "
-                       "(docs/versions.md); GET .../versions lists the versions kept")  # fmt: skip
+def missing_version(graph: Graph, doc_id: str, version: int) -> ProblemDetailsException:
+    """410 Gone, `expired`, for a version retention released (its tombstone says when: seed
+    002's "expired"); 404 for one that never existed."""
+    rows = graph.read("api/released_version", id=doc_id, version=version)
+    if rows:
+        gone = problem(410, f"version {version} of the document was released by retention on "
+                       f"{rows[0]['releasedAt']} (docs/versions.md); GET .../versions lists the "
+                       "versions kept", expired=True, version=version,
+                       releasedAt=rows[0]["releasedAt"])  # fmt: skip
+        return gone
     return not_found(f"version {version} of the document")
 
 

@@ -19,8 +19,8 @@ class VersionSettings(msgspec.Struct, frozen=True, kw_only=True):
     older than `keep_age_s`, not the head, and cited by no answer record that is kept."""
 
     keep_last: int = 10  # versions of each document always kept, the newest
-    # Versions younger than this are always kept (0: age keeps none).
-    keep_age_s: Annotated[float, ZERO_ALLOWED] = 30 * 86_400.0
+    # Versions younger than this are always kept (0: age keeps none); seed 002's 90 days.
+    keep_age_s: Annotated[float, ZERO_ALLOWED] = 90 * 86_400.0
     retention_batch: int = 1_000  # versions released per transaction
     # `kgs serve` applies these rules this often (0: only `kgs retention apply` does).
     retention_interval_s: Annotated[float, ZERO_ALLOWED] = 3_600.0

@@ -372,6 +372,8 @@ def test_retention_releases_old_versions_but_keeps_what_is_cited(
         released = client.get(path, params={"version": 1}, headers=_headers("reader"))
         assert released.status_code == 410 and "released by retention" in released.text
         assert released.headers["content-type"].startswith("application/problem+json")
+        gone = released.json()
+        assert gone["expired"] is True and gone["version"] == 1 and gone["releasedAt"]
         never = client.get(path, params={"version": 5}, headers=_headers("reader"))
         assert never.status_code == 404
     assert client.get(f"/v1/documents/{doc}", headers=_headers("reader")).json()["version"] == 4
