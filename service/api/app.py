@@ -10,7 +10,9 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
 from litestar.plugins.problem_details import ProblemDetailsPlugin
+from opentelemetry.sdk.trace import TracerProvider
 
 from service.api.answers import AnswerController
 from service.api.auth import (
@@ -39,6 +41,7 @@ from service.api.retention_task import retain_versions
 from service.api.reviews import ReviewController
 from service.api.state import AppResources, lifespan
 from service.api.streaming import StreamController
+from service.api.telemetry import otlp_tracer_provider
 from service.api.traces import TraceController
 from service.settings import Settings
 
@@ -47,9 +50,22 @@ __all__ = ["create_app"]
 API_VERSION = "0.1.0"
 
 
-def create_app(settings: Settings | None = None, resources: AppResources | None = None) -> Litestar:
+def create_app(
+    settings: Settings | None = None,
+    resources: AppResources | None = None,
+    tracer_provider: TracerProvider | None = None,
+) -> Litestar:
+    """`tracer_provider`: spans go there (tests pass one with an in-memory exporter); None: an
+    OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, else no tracing at all."""
     settings = settings or (resources.settings if resources else Settings.from_env())
     resources = resources or AppResources(settings)
+    provider = tracer_provider or otlp_tracer_provider(settings.telemetry)
+    plugins: list[Any] = [ProblemDetailsPlugin(problem_config())]
+    if provider is not None:
+        resources.tracer = provider.get_tracer("kgs")
+        plugins.append(OpenTelemetryPlugin(OpenTelemetryConfig(
+            tracer_provider=provider, exclude=["/health", "/ready", "/metrics"],
+        )))  # fmt: skip
     v1 = Router(
         path="/v1",
         route_handlers=[
@@ -79,7 +95,7 @@ def create_app(settings: Settings | None = None, resources: AppResources | None 
         state=State({KEYRING_STATE: keyring, RATE_LIMITER_STATE: limiter}),
         lifespan=lifespans,
         middleware=[prometheus_config().middleware, RequestContextMiddleware()],
-        plugins=[ProblemDetailsPlugin(problem_config())],
+        plugins=plugins,
         exception_handlers={Exception: unexpected_error_handler},
         request_max_body_size=settings.api.max_upload_bytes,
         openapi_config=OpenAPIConfig(

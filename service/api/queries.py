@@ -22,6 +22,7 @@ from service.api.errors import bad_request, v1_problems
 from service.api.metrics import record_answer
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
+from service.api.telemetry import answer_spans
 from service.api.trace_store import StoredTrace
 from service.db.graph import CypherCall
 from service.escalations import escalation_offer
@@ -132,6 +133,7 @@ async def run_answer(
     """Answer in a worker process, or a thread of this one (the stream's progress events come
     from the thread), at most max_concurrent_answers at once; keep the trace, and hand the
     record to the writer (the answer does not wait for it)."""
+    started_ns = time.time_ns()
     graph = resources.request_graph(on_call)
     job = AnswerJob(query=request.query, scope=scopes[0] if request.scope is not None else None,
                     scopes=scopes, depth=request.depth, top_k=request.top_k,
@@ -151,6 +153,10 @@ async def run_answer(
         if offer is not None:
             response["escalation"] = offer
     record_answer(response)
+    if resources.tracer is not None:
+        question = request.query if resources.settings.telemetry.include_text else None
+        answer_spans(resources.tracer, response, started_ns=started_ns, ended_ns=time.time_ns(),
+                     client=client, question=question)  # fmt: skip
     now_ms = time.time_ns() // 1_000_000
     resources.traces.put(
         StoredTrace(

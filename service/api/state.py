@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 from litestar import Litestar
 from neo4j.exceptions import DriverError, Neo4jError
+from opentelemetry.trace import Tracer
 
 from ingest.embeddings import Embedder, EmbeddingError, ModelRoster
 from service.api.answer_pool import AnswerPool
@@ -66,6 +67,8 @@ class AppResources:
         self._close: Callable[[], None] | None = None
         self._scope_locks: dict[str, anyio.Lock] = {}
         self.records: RecordWriter | None = None  # stores every answer (KGS_RECORDS_ENABLED)
+        # Writes each answer's spans (service/api/telemetry.py); None: OpenTelemetry is off.
+        self.tracer: Tracer | None = None
         self.feed_streams = 0  # open change streams (service/api/changes.py; event loop only)
 
     def open(self) -> None:

@@ -39,12 +39,10 @@ from service.api.queries import (
     to_response,
 )
 from service.api.state import AppResources
+from service.api.telemetry import stage_of
 from service.db.graph import CypherCall
 
 __all__ = ["StreamController"]
-
-# Statement folders (cypher/<folder>/) and the pipeline stage they belong to.
-_STAGES = {"retrieval": "retrieval", "graph": "graphContext", "evidence": "augmentation"}
 
 
 def _event(event: str, data: Any) -> ServerSentEventMessage:
@@ -52,8 +50,7 @@ def _event(event: str, data: Any) -> ServerSentEventMessage:
 
 
 def _progress(call: CypherCall) -> ServerSentEventMessage:
-    folder = call.statement.split("/", 1)[0]
-    return _event("progress", {"stage": _STAGES.get(folder, folder), "statement": call.statement,
+    return _event("progress", {"stage": stage_of(call.statement), "statement": call.statement,
                                "rows": call.rows, "elapsedMs": call.elapsed_ms})  # fmt: skip
 
 

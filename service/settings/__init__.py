@@ -38,6 +38,7 @@ from service.settings.mcp import McpSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
 from service.settings.records import RecordSettings
 from service.settings.review import ReviewSettings
+from service.settings.telemetry import TelemetrySettings
 from service.settings.versions import VersionSettings
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "ReviewSettings",
     "Settings",
     "SettingsError",
+    "TelemetrySettings",
     "TextCacheSettings",
     "VersionSettings",
     "project_root",
@@ -87,6 +89,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     review: ReviewSettings = msgspec.field(default_factory=ReviewSettings)
     escalations: EscalationSettings = msgspec.field(default_factory=EscalationSettings)
     mcp: McpSettings = msgspec.field(default_factory=McpSettings)
+    telemetry: TelemetrySettings = msgspec.field(default_factory=TelemetrySettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -128,5 +131,6 @@ SECTIONS: tuple[tuple[str, type[msgspec.Struct], str], ...] = (
     ("review", ReviewSettings, "KGS_REVIEW_"),
     ("escalations", EscalationSettings, "KGS_ESCALATION_"),
     ("mcp", McpSettings, "KGS_MCP_"),
+    ("telemetry", TelemetrySettings, "KGS_OTEL_"),
 )
 GIVEN_FIELDS = frozenset({"home", "keys", "cypher_dir"})  # passed by from_env, not read
