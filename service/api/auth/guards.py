@@ -8,6 +8,7 @@ like one that does not exist, so a key never learns what other scopes hold.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from litestar.connection import ASGIConnection
@@ -20,6 +21,7 @@ __all__ = [
     "API_KEY_HEADER",
     "KEYRING_STATE",
     "authenticate",
+    "key_in_headers",
     "presented_key",
     "provide_grant",
     "requires_write",
@@ -56,10 +58,16 @@ def provide_grant(request: ASGIConnection[Any, Any, Any, Any]) -> Grant:
 
 def presented_key(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
     """The key a request presents (also read by the rate limit, to tell keys apart)."""
-    key = connection.headers.get(API_KEY_HEADER)
+    return key_in_headers(connection.headers)
+
+
+def key_in_headers(headers: Mapping[str, str]) -> str | None:
+    """X-API-Key, else Authorization: Bearer KEY (`headers` looked up case-insensitively, as
+    Litestar's and Starlette's are; the MCP server reads its requests' through the SDK)."""
+    key = headers.get(API_KEY_HEADER)
     if key:
         return key
-    authorization = connection.headers.get("Authorization", "")
+    authorization = headers.get("Authorization", "")
     if authorization.lower().startswith(_BEARER):
         return authorization[len(_BEARER) :].strip() or None
     return None

@@ -16,7 +16,7 @@ the same limiter.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
@@ -35,6 +35,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from pydantic import Field
 
 from service.api.auth import Grant, Keyring
+from service.api.auth.guards import key_in_headers
 from service.api.auth.keys import DEV_GRANT
 from service.api.cursors import decode_cursor, encode_cursor
 from service.api.documents import read_document
@@ -62,9 +63,6 @@ SERVER_NAME = "kgs"
 STDIO_IDENTITY = "address:stdio"  # the rate-limit bucket of a keyless (development) stdio server
 RESOURCE_PAGE = 100  # documents per resources/list page
 _DOCUMENT_ID = re.compile(r"d_[0-9a-f]{8,64}")
-_KEY_HEADER = "x-api-key"
-_BEARER = "bearer "
-_URI = re.compile(r"kgs://(?P<scope>[^/]+)/(?P<path>.+)")
 
 T = TypeVar("T")
 
@@ -110,7 +108,7 @@ class KgsMcp(MCPServer[Any]):
         return ListResourcesResult(
             resources=[
                 ResourceEntry(uri=document_uri(r["scope"], r["path"]), name=r["path"],
-                              title=r["title"], mime_type="text/markdown")
+                              title=screen_heading(r["title"] or ""), mime_type="text/markdown")
                 for r in page
             ],
             next_cursor=encode_cursor(page[-1]["id"]) if len(rows) > RESOURCE_PAGE else None,
@@ -119,15 +117,16 @@ class KgsMcp(MCPServer[Any]):
     def grant(self, ctx: Context[Any, Any]) -> Grant:
         """The caller's grant: the HTTP request's key, or the stdio server's own."""
         headers = ctx.headers
-        presented = _presented(headers) if headers is not None else self._stdio_key()
+        presented = key_in_headers(headers) if headers is not None else self._stdio_key()
         grant = self.keyring.grant_for(presented)
         if grant is None:
             raise ToolError("a valid API key is required: X-API-Key or Authorization: Bearer "
                             "over HTTP, KGS_MCP_API_KEY over stdio")  # fmt: skip
-        if headers is None:  # over HTTP the middleware has counted the request already
+        # Over HTTP the middleware has counted the request already.
+        if headers is None and self.limiter.policy.enabled:
             identity = STDIO_IDENTITY if grant is DEV_GRANT else f"key:{grant.key}"
             decision = self.limiter.check(identity)
-            if self.limiter.policy.enabled and not decision.allowed:
+            if not decision.allowed:
                 raise ToolError(
                     f"rate limit reached: {decision.limit} requests per {decision.window_s:g} "
                     f"s; retry in {decision.retry_after_s} s"
@@ -136,16 +135,6 @@ class KgsMcp(MCPServer[Any]):
 
     def _stdio_key(self) -> str | None:
         return self.kgs.settings.mcp.api_key or None
-
-
-def _presented(headers: Mapping[str, str]) -> str | None:
-    lowered = {k.lower(): v for k, v in headers.items()}
-    if lowered.get(_KEY_HEADER):
-        return lowered[_KEY_HEADER]
-    authorization = lowered.get("authorization", "")
-    if authorization.lower().startswith(_BEARER):
-        return authorization[len(_BEARER) :].strip() or None
-    return None
 
 
 def document_uri(scope: str, path: str) -> str:
