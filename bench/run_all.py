@@ -19,6 +19,9 @@ BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out" / "run-all"
 DEFAULT_TIMEOUT_S = 3600.0  # per script
 MAX_SUMMARY_LINES = 30  # per script in the table
+# Run only when named with --only: the soak drives a service someone started, for 30 minutes
+# (`make soak`).
+ON_REQUEST = ("soak",)
 
 
 def scripts(only: list[str], skip: list[str]) -> list[Path]:
@@ -28,7 +31,8 @@ def scripts(only: list[str], skip: list[str]) -> list[Path]:
         if name not in names:
             have = ", ".join(sorted(names))
             raise SystemExit(f"no benchmark script named {name!r} (have: {have})")
-    return [p for p in found if (not only or p.stem in only) and p.stem not in skip]
+    return [p for p in found if (p.stem in only if only else p.stem not in ON_REQUEST)
+            and p.stem not in skip]  # fmt: skip
 
 
 def closing_block(output: str) -> list[str]:
