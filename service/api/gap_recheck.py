@@ -7,19 +7,16 @@ the feed rather than the upload route catches `kgs ingest` runs as well."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from functools import partial
 
 import anyio
-from neo4j.exceptions import DriverError, Neo4jError
 
 from service.api.auth import Grant
 from service.api.context import new_trace_id, trace_id_var
 from service.api.metrics import count_escalation
 from service.api.queries import QueryRequest, run_answer
-from service.api.state import AppResources
-from service.errors import KgsError
+from service.api.state import AppResources, run_periodically
 from service.escalations import record_recheck, tickets_to_recheck
 
 __all__ = ["RECHECK_KEY", "recheck_gaps", "recheck_once"]
@@ -32,16 +29,10 @@ RECHECK_KEY = "escalation-recheck"  # the key name its answer records carry
 async def recheck_gaps(resources: AppResources) -> None:
     """The background task (service/api/state.py lifespan); ends only when cancelled."""
     settings = resources.settings.escalations
-    if not settings.enabled or settings.recheck_interval_s <= 0:
-        return
-    while True:
-        await asyncio.sleep(settings.recheck_interval_s)
-        if resources.graph is None:
-            continue
-        try:
-            await recheck_once(resources)
-        except (DriverError, Neo4jError, KgsError) as error:  # Neo4j away: the next pass retries
-            log.warning("open tickets not re-checked: %s", error)
+    if settings.enabled:
+        await run_periodically(
+            resources, settings.recheck_interval_s, recheck_once, "open ticket re-check"
+        )
 
 
 async def recheck_once(resources: AppResources) -> int:

@@ -158,17 +158,19 @@ async def run_answer(
         answer_spans(resources.tracer, response, started_ns=started_ns, ended_ns=time.time_ns(),
                      client=client, question=question)  # fmt: skip
     now_ms = time.time_ns() // 1_000_000
+    encoded = msgspec.json.encode(response)  # once: sizes the kept trace, fills the record
     resources.traces.put(
         StoredTrace(
             trace_id=graph.trace_id, scope=response["trace"]["plan"]["scope"], scopes=scopes,
             query=request.query, status=str(response["status"]), trace=response["trace"],
             created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now_ms / 1000)),
-        )
+        ),
+        size=len(encoded),
     )  # fmt: skip
     if resources.records is not None:
         resources.records.submit(response, request=msgspec.to_builtins(request), scopes=scopes,
-                                 key_name=grant.key, created_at_ms=now_ms,
-                                 client=client)  # fmt: skip
+                                 key_name=grant.key, created_at_ms=now_ms, client=client,
+                                 encoded=encoded)  # fmt: skip
     return response
 
 

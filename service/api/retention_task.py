@@ -6,16 +6,13 @@ release statement checks the rules again in its own transaction)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from functools import partial
 
 import anyio
-from neo4j.exceptions import DriverError, Neo4jError
 
 from ingest.retention import RetentionReport, apply_retention
-from service.api.state import AppResources
-from service.errors import KgsError
+from service.api.state import AppResources, run_periodically
 
 __all__ = ["retain_once", "retain_versions"]
 
@@ -24,17 +21,10 @@ log = logging.getLogger("kgs.versions")
 
 async def retain_versions(resources: AppResources) -> None:
     """The background task (service/api/state.py lifespan); ends only when cancelled."""
-    interval = resources.settings.versions.retention_interval_s
-    if interval <= 0:
-        return
-    while True:
-        await asyncio.sleep(interval)
-        if resources.graph is None:
-            continue
-        try:
-            await retain_once(resources)
-        except (DriverError, Neo4jError, KgsError) as error:  # Neo4j away: the next pass retries
-            log.warning("document versions not retained: %s", error)
+    await run_periodically(
+        resources, resources.settings.versions.retention_interval_s, retain_once,
+        "document version retention",
+    )  # fmt: skip
 
 
 async def retain_once(resources: AppResources, scope: str | None = None) -> RetentionReport:

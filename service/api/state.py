@@ -27,12 +27,13 @@ from service.db.graph import CypherCall, Graph
 from service.db.schema import SchemaError, apply_schema
 from service.db.selection import Connection, connect
 from service.embedding_space import bind_embedder
+from service.errors import KgsError
 from service.escalations import ticket_counts
 from service.records import RecordWriter, record_stats
 from service.settings import Settings
 from service.text.text_cache import configure_text_caches
 
-__all__ = ["AppResources", "lifespan"]
+__all__ = ["AppResources", "lifespan", "run_periodically"]
 
 log = logging.getLogger("kgs.api")
 
@@ -182,6 +183,26 @@ class DriverErrorNotOpen(DriverError):
 
 
 BackgroundTask = Callable[["AppResources"], Coroutine[Any, Any, None]]
+
+
+async def run_periodically(
+    resources: AppResources,
+    interval_s: float,
+    one_pass: Callable[[AppResources], Coroutine[Any, Any, object]],
+    what: str,
+) -> None:
+    """A background task's loop: `one_pass` every `interval_s` seconds until cancelled. A pass
+    that meets Neo4j away is logged as `what` not done; the next pass retries."""
+    if interval_s <= 0:
+        return
+    while True:
+        await asyncio.sleep(interval_s)
+        if resources.graph is None:
+            continue
+        try:
+            await one_pass(resources)
+        except (DriverError, Neo4jError, KgsError) as error:
+            log.warning("%s not done: %s", what, error)
 
 
 def lifespan(

@@ -39,8 +39,10 @@ class TraceStore:
         self._items: OrderedDict[str, tuple[float, StoredTrace, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(self, stored: StoredTrace) -> None:
-        size = len(msgspec.json.encode(stored.trace))
+    def put(self, stored: StoredTrace, size: int | None = None) -> None:
+        """`size`: the trace's JSON size when the caller knows it (or a bound on it: the
+        whole response's JSON, which the answer record needs anyway)."""
+        size = len(msgspec.json.encode(stored.trace)) if size is None else size
         with self._lock:
             if stored.trace_id in self._items:
                 self.bytes -= self._items.pop(stored.trace_id)[2]

@@ -64,10 +64,13 @@ def build_record(
     created_at_ms: int,
     max_response_bytes: int,
     client: str = "rest",
+    encoded: bytes | None = None,
 ) -> AnswerRecord:
-    """`request`: the question's fields as asked (query, scope, depth, topK, generate)."""
+    """`request`: the question's fields as asked (query, scope, depth, topK, generate);
+    `encoded`: the response's JSON when the caller has it already."""
     trace = response["trace"]
-    blob = zlib.compress(msgspec.json.encode(response), _COMPRESSION_LEVEL)
+    encoded = msgspec.json.encode(response) if encoded is None else encoded
+    blob = zlib.compress(encoded, _COMPRESSION_LEVEL)
     if len(blob) > max_response_bytes:
         slim = {k: trace[k] for k in ("traceId", "plan", "timingsMs") if k in trace}
         kept = {**response, "trace": {**slim, **_TRACE_OMITTED}}

@@ -31,6 +31,7 @@ class _Pending(NamedTuple):
     key_name: str
     client: str
     created_at_ms: int
+    encoded: bytes | None
 
 
 class RecordWriter:
@@ -64,11 +65,14 @@ class RecordWriter:
         key_name: str,
         created_at_ms: int,
         client: str = "rest",
+        encoded: bytes | None = None,
     ) -> bool:
         """Queue the answer's record; it is built (the response compressed) on the writer's
         thread, not on the caller's. `request`: the question's fields as asked (query, scope,
-        depth, topK); `client`: "rest" or "mcp". False: dropped, the queue being full."""
-        pending = _Pending(response, request, tuple(scopes), key_name, client, created_at_ms)
+        depth, topK); `client`: "rest" or "mcp"; `encoded`: the response's JSON if the caller
+        made it. False: dropped, the queue being full."""
+        pending = _Pending(response, request, tuple(scopes), key_name, client, created_at_ms,
+                           encoded)  # fmt: skip
         with self._idle:
             try:
                 self._queue.put_nowait(pending)
@@ -120,7 +124,7 @@ class RecordWriter:
             record = build_record(
                 item.response, request=item.request, scopes=item.scopes, key_name=item.key_name,
                 client=item.client, created_at_ms=item.created_at_ms,
-                max_response_bytes=self.settings.max_bytes,
+                max_response_bytes=self.settings.max_bytes, encoded=item.encoded,
             )  # fmt: skip
             store_record(self.graph, record)
         except (DriverError, Neo4jError) as error:

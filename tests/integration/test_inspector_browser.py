@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,26 +19,18 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
-from service.api import create_app
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiSettings, Settings, project_root
 from tests.integration.conftest import delete_scope
+from tests.integration.served import serve_app
 
 QUESTION = "what is water glass?"
-START_S = 30.0
 WAIT_MS = 60_000  # an answer on 2 busy cores, then its statements and records
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -54,20 +44,10 @@ def served(
     assert ingest(graph, embedder, root, IngestOptions(), settings.ingest).added
     dev = msgspec.structs.replace(settings, api=ApiSettings(dev_mode=True))
     resources = AppResources(dev, graph=graph, embedder=embedder)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(dev, resources), host="127.0.0.1",
-                                           port=port, log_level="warning"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_S
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the API did not start"
-        time.sleep(0.1)
     try:
-        yield f"http://127.0.0.1:{port}", scope
+        with serve_app(dev, resources) as url:
+            yield url, scope
     finally:
-        server.should_exit = True
-        thread.join(30)
         delete_scope(graph, scope)
 
 

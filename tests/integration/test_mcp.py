@@ -9,9 +9,7 @@ import json
 import os
 import re
 import shutil
-import socket
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -23,7 +21,6 @@ import httpx
 import httpx2
 import msgspec
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -31,7 +28,6 @@ from mcp.types import CallToolResult
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
-from service.api import create_app
 from service.api.auth import hash_key
 from service.api.mcp.results import FOREIGN, REMOVED
 from service.api.state import AppResources
@@ -39,6 +35,7 @@ from service.db import Graph
 from service.settings import ApiKey, ApiSettings, Settings, project_root
 from tests.faults.test_prompt_injection import CASES, _attack, _relayed
 from tests.integration.conftest import delete_scope
+from tests.integration.served import serve_app
 
 SHIPPED = project_root() / "knowledge_base"
 WATER = f"mcp-water-{uuid.uuid4().hex[:8]}"
@@ -49,36 +46,12 @@ KEYS = {  # name -> (key, scopes)
     "outsider": ("mcp-key-outsider", (OTHER,)),
 }
 TOOLS = {"ask", "search", "get_document", "knowledge_point", "list_scopes", "escalation_preview"}
-START_S = 30.0
 CALL_TIMEOUT_S = 180.0  # an answer on 2 busy cores
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _keys() -> tuple[ApiKey, ...]:
     return tuple(ApiKey(name=n, sha256=hash_key(k), scopes=s, write=False)
                  for n, (k, s) in KEYS.items())  # fmt: skip
-
-
-def _serve(settings: Settings, resources: AppResources) -> Iterator[str]:
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, resources), host="127.0.0.1",
-                                           port=port, log_level="warning"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_S
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the API did not start"
-        time.sleep(0.1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +79,8 @@ def api(
     served = msgspec.structs.replace(
         settings, api=ApiSettings(keys=_keys(), answer_processes=0)
     )  # threads: the answer pool has tests of its own
-    yield from _serve(served, AppResources(served, graph=graph, embedder=embedder))
+    with serve_app(served, AppResources(served, graph=graph, embedder=embedder)) as url:
+        yield url
 
 
 def _http(url: str, key: str | None) -> Any:
@@ -335,7 +309,7 @@ def test_rate_limits_apply_over_http(
     limited = msgspec.structs.replace(settings, api=ApiSettings(
         keys=_keys(), answer_processes=0, rate_limit_requests=2, rate_limit_window_s=600.0,
     ))  # fmt: skip
-    for url in _serve(limited, AppResources(limited, graph=graph, embedder=embedder)):
+    with serve_app(limited, AppResources(limited, graph=graph, embedder=embedder)) as url:
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         answers = [httpx.post(f"{url}/mcp", json=message, timeout=30, headers={
             "X-API-Key": KEYS["reader"][0], "Accept": "application/json, text/event-stream",
