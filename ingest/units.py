@@ -88,6 +88,12 @@ class ParsedSource(msgspec.Struct, frozen=True):
         return self.knowledge_points[0].id
 
 
+# The layout of the Fact nodes written with a unit (ingest/facts.py): part of each unit hash,
+# so a scope written before facts were nodes, or with another layout, gets them on its next
+# `kgs ingest`.
+FACT_LAYOUT = "fact-nodes-1"
+
+
 class DocumentUnit(msgspec.Struct, frozen=True):
     """Everything one document contributes, written (or replaced) in one transaction."""
 
@@ -300,10 +306,12 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
             sum(p["headingTokenCount"] for p in paragraphs),
         ],
     }
-    # The stored text analysis is written with the unit (ingest/writer.py): a new version of the
-    # code that produces it makes every document a changed one.
+    # The stored text analysis and the facts are written with the unit (ingest/writer.py): a new
+    # version of the code that produces them, or of the facts' layout, makes every document a
+    # changed one.
     unit_hash = _hash(
         ANALYSIS_VERSION,
+        FACT_LAYOUT,
         msgspec.json.encode(
             [document, headings, paragraphs, parsed.knowledge_points, relations]
         ).decode(),

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from neo4j import ManagedTransaction
 
-from ingest.units import DocumentUnit
+from ingest.units import FACT_LAYOUT, DocumentUnit
 from ingest.versions import (
     WITHDRAWN,
     HeadChanged,
@@ -76,12 +76,14 @@ def write_unit(
     vectors: Mapping[str, list[float]],
     embedding_status: str,
     analyses: Mapping[str, bytes],
+    facts: Sequence[Mapping[str, Any]],
     *,
     if_match: int | None = None,
     vector_property: str = ORIGINAL_PROPERTY,
     other_vector_properties: Sequence[str] = (),
 ) -> UnitWrite:
-    """`analyses` holds unit_analyses() of the unit (or more). `if_match`: the head version the
+    """`analyses` holds unit_analyses() of the unit (or more), `facts` its
+    ingest/facts.unit_fact_rows(). `if_match`: the head version the
     caller last saw; another head raises HeadChanged and nothing is written. `vectors` are the
     active model's, stored on `vector_property`; the other recorded models' vectors of a
     re-embedded paragraph are removed (cypher/ingest/upsert_paragraphs)."""
@@ -130,6 +132,8 @@ def write_unit(
                                           "scope": scope, "property": vector_property,
                                           "others": list(other_vector_properties)}),
             ("ingest/link_paragraphs", {"rows": paragraph_links, "documentId": doc_id}),
+            ("ingest/replace_facts", {"rows": list(facts), "documentId": doc_id, "scope": scope,
+                                      "version": version, "layout": FACT_LAYOUT}),
             ("ingest/clear_document_knowledge", {"documentId": doc_id, "scope": scope}),
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,
                                                 "scope": scope, "scopeKey": scope_key(scope)}),

@@ -139,10 +139,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.set_defaults(run=_eval)
 
-    from ingest import embeddings_cli, history_cli
+    from ingest import embeddings_cli, facts_cli, history_cli
 
     history_cli.add_commands(sub)
     embeddings_cli.add_commands(sub)
+    facts_cli.add_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the REST API")
     serve.add_argument("--host", default="127.0.0.1")

@@ -1,6 +1,6 @@
 // mode: write
-// Purges a document for good: its versions, headings, paragraphs and the relations it declared;
-// answer records that cited or used it become stale (they keep their own copy of the answer).
+// Purges a document for good: its versions, headings, paragraphs, facts and the relations it
+// declared; answer records that cited or used it become stale (they keep their own copy).
 MATCH (d:Document {id: $documentId})
 CALL (d) {
   MATCH (r:AnswerRecord)-[:CITED_DOCUMENT]->(d)
@@ -19,6 +19,10 @@ CALL (d) {
   MATCH (:KnowledgePoint {scope: legacyScope})-[r]->(:KnowledgePoint)
   WHERE r.sourceDocumentId = d.id
   DELETE r
+}
+CALL (d) {
+  MATCH (f:Fact {documentId: d.id})  // the current facts and those of every kept version
+  DETACH DELETE f
 }
 CALL (d) {
   MATCH (p:Paragraph {documentId: d.id})

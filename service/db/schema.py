@@ -22,6 +22,8 @@ KGS_INDEXES = frozenset(
         "knowledge_point_scope_degree",
         "paragraph_document_id",
         "heading_document_id",
+        "fact_document_version",
+        "fact_scope_key",
         "answer_record_created",
     }
 )

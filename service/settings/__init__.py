@@ -33,6 +33,7 @@ from service.settings.evidence import (
     TextCacheSettings,
 )
 from service.settings.generation import GenerationSettings
+from service.settings.health import HealthSettings
 from service.settings.ingestion import IngestSettings
 from service.settings.mcp import McpSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
@@ -52,6 +53,7 @@ __all__ = [
     "EscalationSettings",
     "FactSettings",
     "GenerationSettings",
+    "HealthSettings",
     "IngestSettings",
     "LlmSettings",
     "LocalServerSettings",
@@ -89,6 +91,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     review: ReviewSettings = msgspec.field(default_factory=ReviewSettings)
     escalations: EscalationSettings = msgspec.field(default_factory=EscalationSettings)
     mcp: McpSettings = msgspec.field(default_factory=McpSettings)
+    health: HealthSettings = msgspec.field(default_factory=HealthSettings)
     telemetry: TelemetrySettings = msgspec.field(default_factory=TelemetrySettings)
 
     @classmethod
@@ -131,6 +134,7 @@ SECTIONS: tuple[tuple[str, type[msgspec.Struct], str], ...] = (
     ("review", ReviewSettings, "KGS_REVIEW_"),
     ("escalations", EscalationSettings, "KGS_ESCALATION_"),
     ("mcp", McpSettings, "KGS_MCP_"),
+    ("health", HealthSettings, "KGS_HEALTH_"),
     ("telemetry", TelemetrySettings, "KGS_OTEL_"),
 )
 GIVEN_FIELDS = frozenset({"home", "keys", "cypher_dir"})  # passed by from_env, not read

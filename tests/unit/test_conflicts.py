@@ -14,8 +14,7 @@ from service.pipeline.conflicts import (
     select_conflicts,
     word_edits,
 )
-from service.pipeline.conflicts.scan import in_context
-from service.text.facts import Passage, document_profiles, extract_facts
+from service.text.facts import Passage, document_profiles, extract_facts, in_context
 from tests.unit.conflict_fixtures import CATHEDRAL, CENSUS, FILLER, SCHOOL, document, values
 
 

@@ -38,6 +38,7 @@ from service.text.analysis import FactKind, Scope
 from service.text.facts.aligned import is_anchor_token, month_words, norm_token
 from service.text.facts.attributes import normalise_value, sentence_facts
 from service.text.facts.conditions import ConditionClause, condition_clauses, condition_scope
+from service.text.facts.context import in_context
 from service.text.facts.extraction import (
     FactHead,
     bind_facts,
@@ -85,6 +86,7 @@ __all__ = [
     "fact_heads",
     "forget_facts",
     "frame_halves",
+    "in_context",
     "is_anchor_token",
     "is_instruction",
     "month_words",

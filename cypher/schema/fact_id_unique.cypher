@@ -1,0 +1,3 @@
+// mode: schema
+CREATE CONSTRAINT fact_id_unique IF NOT EXISTS
+FOR (f:Fact) REQUIRE f.id IS UNIQUE
