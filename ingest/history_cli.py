@@ -102,6 +102,8 @@ def _changes(args: argparse.Namespace, settings: Settings) -> int:
                 row |= {"model": event.model, "previousModel": event.previous_model}
             if event.ticket_id:
                 row |= {"ticketId": event.ticket_id}
+            if event.subjects:
+                row |= {"subjects": event.subjects}
             print(json.dumps(row, ensure_ascii=False))
     return 0
 

@@ -152,7 +152,17 @@ def write_unit(
             old = None if kind == "adopted" else head.version or None
             steps.append(("ingest/append_change",
                           _change(scope, announced, doc_id, unit.path, old, version)))  # fmt: skip
-        return UnitWrite(kind, version, _run(graph, tx, steps))
+        contested = _contested(graph, tx, doc_id, scope) if kind == "updated" else []
+        counters = _run(graph, tx, steps)
+        if contested:  # the subjects this version no longer leaves contradicted
+            still = {(r["key"], tuple(r["conditions"]))
+                     for r in _contested(graph, tx, doc_id, scope, contested)}  # fmt: skip
+            resolved = [s for s in contested if (s["key"], tuple(s["conditions"])) not in still]
+            if resolved:
+                counters = counters + graph.run_write(tx, "facts/announce_resolved", **_change(
+                    scope, "conflictResolved", doc_id, unit.path, head.version, version
+                ) | {"subjects": [_subject_text(s) for s in resolved]}).counters  # fmt: skip
+        return UnitWrite(kind, version, counters)
 
     try:
         return graph.in_write_transaction(work, label=f"ingest {unit.path}")
@@ -207,6 +217,24 @@ def _version_step(unit: DocumentUnit, version: int) -> tuple[str, dict[str, Any]
         # The original file of a converted document (PDF, HTML, ...): Markdown's is the source.
         "mediaType": unit.document["mediaType"], "originalHash": unit.document["originalHash"],
         "originalSize": unit.document["originalSize"], "original": unit.original})  # fmt: skip
+
+
+def _contested(
+    graph: Graph,
+    tx: ManagedTransaction,
+    document_id: str,
+    scope: str,
+    subjects: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """The contradictions of the scope (the health report's) the document takes part in, or
+    which of `subjects` are still contradicted."""
+    return graph.run_write(tx, "facts/contested_subjects", reads=True, documentId=document_id,
+                           scope=scope, subjects=subjects).rows  # fmt: skip
+
+
+def _subject_text(subject: Mapping[str, Any]) -> str:
+    conditions = ", ".join(subject["conditions"])
+    return f"{subject['key']} [{conditions}]" if conditions else str(subject["key"])
 
 
 def _run(

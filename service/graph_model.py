@@ -151,6 +151,8 @@ class ChangeEvent(StructuredNode):
     model = StringProperty()  # modelActivated: the model now active, and the one before
     previous_model = StringProperty(db_property="previousModel")
     ticket_id = StringProperty(db_property="ticketId")  # gapAnswerable: the ticket answered now
+    # conflictResolved: the subjects a new version no longer leaves contradicted
+    subjects = ArrayProperty(StringProperty())
     at = StringProperty()
     at_ms = IntegerProperty(db_property="atMs")
 

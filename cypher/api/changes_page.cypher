@@ -1,6 +1,6 @@
 // mode: read
 // returns: seq, kind, documentId, path, oldVersion, newVersion, model, previousModel, ticketId
-// returns: at
+// returns: at, subjects
 // A scope's publication events after a cursor, oldest first (GET /v1/changes): a range seek on
 // the change_event_unique constraint's index.
 // :param scope => 'waterglass'
@@ -10,6 +10,7 @@ MATCH (e:ChangeEvent)
 WHERE e.scope = $scope AND e.seq > $after
 RETURN e.seq AS seq, e.kind AS kind, e.documentId AS documentId, e.path AS path,
        e.oldVersion AS oldVersion, e.newVersion AS newVersion, e.model AS model,
-       e.previousModel AS previousModel, e.ticketId AS ticketId, e.at AS at
+       e.previousModel AS previousModel, e.ticketId AS ticketId, e.at AS at,
+       e.subjects AS subjects
 ORDER BY e.seq
 LIMIT $limit

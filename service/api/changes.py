@@ -31,7 +31,8 @@ from service.api.state import AppResources
 __all__ = ["ChangeController", "ChangeEvent", "ChangePage"]
 
 ChangeKind = Literal[
-    "added", "updated", "restored", "withdrawn", "purged", "modelActivated", "gapAnswerable"
+    "added", "updated", "restored", "withdrawn", "purged", "modelActivated", "gapAnswerable",
+    "conflictResolved",
 ]
 _SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN)
 MAX_SEQ = 2**63 - 1  # Neo4j's integers are 64-bit
@@ -51,6 +52,9 @@ class ChangeEvent(msgspec.Struct, kw_only=True, rename="camel"):
     previous_model: str | None = None  # and the one it replaced
     # gapAnswerable: the escalation ticket whose question is answered now (docs/escalations.md)
     ticket_id: str | None = None
+    # conflictResolved: the subjects (key, and conditions in brackets) the document's new
+    # version no longer leaves contradicted (the health report's, docs/health.md)
+    subjects: list[str] | None = None
 
 
 class ChangePage(msgspec.Struct, kw_only=True, rename="camel"):

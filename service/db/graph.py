@@ -192,10 +192,13 @@ class Graph:
     def write(self, name: str, **params: Any) -> WriteResult:
         return self.in_write_transaction(lambda tx: self.run_write(tx, name, **params), label=name)
 
-    def run_write(self, tx: ManagedTransaction, name: str, **params: Any) -> WriteResult:
-        """Run one write statement inside a caller's transaction (for multi-statement units)."""
+    def run_write(
+        self, tx: ManagedTransaction, name: str, *, reads: bool = False, **params: Any
+    ) -> WriteResult:
+        """Run one write statement inside a caller's transaction (for multi-statement units);
+        `reads`: a read statement whose answer must see the transaction's own writes."""
         stmt = self.registry.get(name)
-        if stmt.mode != "write":
+        if stmt.mode != ("read" if reads else "write"):
             raise ValueError(f"{name} is declared '{stmt.mode}', not 'write'")
         started = time.perf_counter()
         result = tx.run(stmt.text, params)

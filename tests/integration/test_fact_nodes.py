@@ -81,7 +81,14 @@ def test_a_new_version_replaces_facts_and_history_keeps_the_old(
 
     page = root / scope / TOLERANCE
     page.write_text(page.read_text().replace("±0.50 mm", "±0.10 mm"))
-    assert ingest(graph, embedder, root, IngestOptions(), settings.ingest).updated
+    remote = root / scope / f"remote-{TOLERANCE}"
+    remote.write_text(remote.read_text().replace("+/-0.50 mm", "+/-0.10 mm"))
+    assert len(ingest(graph, embedder, root, IngestOptions(), settings.ingest).updated) == 2
+    # The second page written left the subject with one value: the feed says so, once.
+    events = graph.read("api/changes_page", scope=scope, after=0, limit=100)
+    resolved = [e for e in events if e["kind"] == "conflictResolved"]
+    assert [e["subjects"] for e in resolved] == [["measurement:calibration tolerance"]]
+    assert resolved[0]["newVersion"] == 2 and resolved[0]["oldVersion"] == 1
     changed = graph.read("api/document", id=_document_id(graph, scope, TOLERANCE))[0]
     assert changed["version"] == 2
     old = _facts(graph, scope, documentId=changed["id"], version=1)
@@ -92,7 +99,7 @@ def test_a_new_version_replaces_facts_and_history_keeps_the_old(
     assert all(f["stated"] == f["paragraphId"] for f in new)
 
     released = apply_retention(graph, VersionSettings(keep_last=1, keep_age_s=0), scope=scope)
-    assert released.released == 1
+    assert released.released == 2  # version 1 of both pages
     assert not [f for f in _facts(graph, scope) if f["version"] == 1 and not f["current"]]
 
     purge(graph, new[0]["documentId"])
@@ -100,8 +107,8 @@ def test_a_new_version_replaces_facts_and_history_keeps_the_old(
 
 
 def _document_id(graph: Graph, scope: str, name: str) -> str:
-    rows = graph.read_text("MATCH (d:Document {scope: $scope}) WHERE d.path ENDS WITH $name "
-                           "RETURN d.id AS id", {"scope": scope, "name": name})  # fmt: skip
+    rows = graph.read_text("MATCH (d:Document {scope: $scope, path: $path}) RETURN d.id AS id",
+                           {"scope": scope, "path": f"{scope}/{name}"})  # fmt: skip
     return str(rows[0]["id"])
 
 
