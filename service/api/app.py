@@ -32,6 +32,7 @@ from service.api.escalations import EscalationController
 from service.api.evidence_inspector import inspector_routes
 from service.api.gap_recheck import recheck_gaps
 from service.api.health import health, ready
+from service.api.health_report import HealthController
 from service.api.knowledge_points import KnowledgePointController
 from service.api.logs import RequestContextMiddleware
 from service.api.metrics import metrics, prometheus_config
@@ -71,7 +72,7 @@ def create_app(
         route_handlers=[
             QueryController, StreamController, DocumentController, KnowledgePointController,
             TraceController, AnswerController, DocumentVersionController, ChangeController,
-            EmbeddingController, EscalationController, ReviewController,
+            EmbeddingController, EscalationController, ReviewController, HealthController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too
