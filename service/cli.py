@@ -144,6 +144,9 @@ def _parser() -> argparse.ArgumentParser:
     history_cli.add_commands(sub)
     embeddings_cli.add_commands(sub)
     facts_cli.add_commands(sub)
+    from service.health import cli as health_cli
+
+    health_cli.add_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the REST API")
     serve.add_argument("--host", default="127.0.0.1")

@@ -33,7 +33,7 @@ __all__ = ["ChangeController", "ChangeEvent", "ChangePage"]
 ChangeKind = Literal[
     "added", "updated", "restored", "withdrawn", "purged", "modelActivated", "gapAnswerable",
     "conflictResolved",
-]
+]  # fmt: skip
 _SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN)
 MAX_SEQ = 2**63 - 1  # Neo4j's integers are 64-bit
 _AFTER = Parameter(ge=0, le=MAX_SEQ, description="the last event number seen (0: from the start)")
