@@ -33,8 +33,8 @@ __all__ = ["condition_strings", "document_fact_rows", "unit_fact_rows"]
 
 
 def unit_fact_rows(unit: DocumentUnit, analyses: Mapping[str, bytes]) -> list[dict[str, Any]]:
-    """The facts of one document, from its paragraphs' stored analyses (`analyses`:
-    ingest/writer.unit_analyses of the unit)."""
+    """The facts of one document, from its paragraphs' stored analyses (`analyses`, by
+    paragraph id: ingest/writer.derive makes them)."""
     return document_fact_rows([
         Passage(
             document_id=unit.id, path=unit.path, paragraph_id=str(p["id"]), text=str(p["text"]),

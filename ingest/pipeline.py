@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
@@ -22,13 +22,12 @@ from ingest.convert.base import ConversionError, ConvertLimits
 from ingest.convert.text import MarkdownConverter
 from ingest.embedding_models import other_vector_properties, record_first_model
 from ingest.embeddings import Embedder, EmbeddingError
-from ingest.facts import unit_fact_rows
 from ingest.origin import origin_of
 from ingest.problems import Problem
 from ingest.scope_index import ScopeIndexState, refresh_scope_vector_index
 from ingest.units import DocumentUnit, KnowledgePointIndex, ParsedSource, build_unit, read_source
 from ingest.versions import ACTIVE
-from ingest.writer import prune_knowledge_points, unit_analyses, withdraw_document, write_unit
+from ingest.writer import Derived, derive, prune_knowledge_points, withdraw_document, write_unit
 from service.db.graph import Graph, WriteCounters
 from service.embedding_space import DEFAULT_SPACE, bind_embedder
 from service.errors import KgsError
@@ -324,15 +323,14 @@ def _ingest_scope(
         pending = pool.submit(_prepare, graph, embedding, chunks[0]) if chunks else None
         for number, chunk in enumerate(chunks):
             assert pending is not None
-            vectors, status, analyses, facts = pending.result()
+            vectors, status, derived = pending.result()
             if number + 1 < len(chunks):
                 pending = pool.submit(_prepare, graph, embedding, chunks[number + 1])
             report.embeddings_computed += len(vectors)
             progress.embeddings(len(vectors))
             for unit in chunk:
                 written = write_unit(
-                    graph, unit, vectors, status, analyses, facts[unit.id],
-                    if_match=options.if_match,
+                    graph, unit, vectors, status, derived, if_match=options.if_match,
                     vector_property=embedding.space.vector_property,
                     other_vector_properties=embedding.others,
                 )  # fmt: skip
@@ -452,12 +450,11 @@ def _knowledge_point_index(
 
 def _prepare(
     graph: Graph, embedding: _EmbeddingState, chunk: list[DocumentUnit]
-) -> tuple[dict[str, list[float]], str, dict[str, bytes], dict[str, list[dict[str, Any]]]]:
-    """What writing the chunk needs besides its units: vectors, their status, text analyses
-    and each document's fact rows."""
+) -> tuple[dict[str, list[float]], str, Derived]:
+    """What writing the chunk needs besides its units: vectors, their status, and what is
+    derived from the text (analyses, near keys, facts)."""
     vectors, status = _vectors(graph, embedding, chunk)
-    analyses = unit_analyses(chunk)
-    return vectors, status, analyses, {u.id: unit_fact_rows(u, analyses) for u in chunk}
+    return vectors, status, derive(chunk)
 
 
 def _vectors(

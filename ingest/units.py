@@ -28,7 +28,7 @@ from ingest.origin import Origin, block_location
 from ingest.problems import Problem
 from service.scope import scope_key
 from service.text.analysis import ANALYSIS_VERSION
-from service.text.near_keys import near_keys
+from service.text.near_keys import KEY_VERSION
 from service.text.relation_labels import compact_key, relation_for_label, slug
 from service.text.tokens import analyze, field_text
 
@@ -266,9 +266,6 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
                 "textTokenCount": len(text_tokens),
                 "headingTokens": field_text(heading_tokens),
                 "headingTokenCount": len(heading_tokens),
-                # Near-duplicate keys (service/text/near_keys.py): the health report groups a
-                # scope's paragraphs by them instead of comparing every pair.
-                "nearKeys": near_keys(block.text),
                 "scopeKey": scope_key(parsed.scope),
                 "headingId": heading_ids[block.heading] if block.heading >= 0 else None,
                 "contentHash": _hash(block.text),
@@ -310,12 +307,13 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
             sum(p["headingTokenCount"] for p in paragraphs),
         ],
     }
-    # The stored text analysis and the facts are written with the unit (ingest/writer.py): a new
-    # version of the code that produces them, or of the facts' layout, makes every document a
-    # changed one.
+    # The stored text analysis, the near-duplicate keys and the facts are written with the unit
+    # (ingest/writer.py derives them from the text): a new version of the code that produces
+    # them, or of the facts' layout, makes every document a changed one.
     unit_hash = _hash(
         ANALYSIS_VERSION,
         FACT_LAYOUT,
+        KEY_VERSION,
         msgspec.json.encode(
             [document, headings, paragraphs, parsed.knowledge_points, relations]
         ).decode(),

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from neo4j import ManagedTransaction
 
+from ingest.facts import unit_fact_rows
 from ingest.units import FACT_LAYOUT, DocumentUnit
 from ingest.versions import (
     WITHDRAWN,
@@ -29,13 +30,15 @@ from service.errors import KgsError
 from service.graph_model import RELATION_TYPES
 from service.scope import scope_key
 from service.text.facts import paragraph_analysis
+from service.text.near_keys import near_keys
 
 __all__ = [
+    "Derived",
     "DocumentGone",
     "UnitWrite",
+    "derive",
     "prune_knowledge_points",
     "purge_document",
-    "unit_analyses",
     "withdraw_document",
     "write_unit",
 ]
@@ -45,10 +48,26 @@ _HEADING_LINK_FIELDS = ("parentId",)
 _PARAGRAPH_TRANSIENT_FIELDS = ("headingId", "embeddingText")
 
 
-def unit_analyses(units: Iterable[DocumentUnit]) -> dict[str, bytes]:
-    """The stored text analysis of every paragraph of the units, by paragraph id (pure Python:
-    ingestion computes it for the next documents while Neo4j writes the current ones)."""
-    return {p["id"]: paragraph_analysis(p["text"], p["kind"]) for u in units for p in u.paragraphs}
+class Derived(msgspec.Struct, frozen=True):
+    """What ingest derives from a unit's text besides its vectors, computed only for units that
+    will be written (an unchanged document costs none of it): per paragraph, the stored text
+    analysis and the near-duplicate keys; per document, its fact rows (ingest/facts.py)."""
+
+    analyses: dict[str, bytes]
+    near_keys: dict[str, list[str]]
+    facts: dict[str, list[dict[str, Any]]]
+
+
+def derive(units: Iterable[DocumentUnit]) -> Derived:
+    """Pure Python: ingestion derives the next documents while Neo4j writes the current ones."""
+    units = list(units)
+    analyses = {p["id"]: paragraph_analysis(p["text"], p["kind"])
+                for u in units for p in u.paragraphs}  # fmt: skip
+    return Derived(
+        analyses=analyses,
+        near_keys={p["id"]: near_keys(p["text"]) for u in units for p in u.paragraphs},
+        facts={u.id: unit_fact_rows(u, analyses) for u in units},
+    )
 
 
 class DocumentGone(KgsError, LookupError):
@@ -75,15 +94,13 @@ def write_unit(
     unit: DocumentUnit,
     vectors: Mapping[str, list[float]],
     embedding_status: str,
-    analyses: Mapping[str, bytes],
-    facts: Sequence[Mapping[str, Any]],
+    derived: Derived,
     *,
     if_match: int | None = None,
     vector_property: str = ORIGINAL_PROPERTY,
     other_vector_properties: Sequence[str] = (),
 ) -> UnitWrite:
-    """`analyses` holds unit_analyses() of the unit (or more), `facts` its
-    ingest/facts.unit_fact_rows(). `if_match`: the head version the
+    """`derived`: derive() of the unit (or of more units with it). `if_match`: the head version the
     caller last saw; another head raises HeadChanged and nothing is written. `vectors` are the
     active model's, stored on `vector_property`; the other recorded models' vectors of a
     re-embedded paragraph are removed (cypher/ingest/upsert_paragraphs)."""
@@ -94,7 +111,7 @@ def write_unit(
         {
             "id": p["id"],
             "properties": _without(p, _PARAGRAPH_TRANSIENT_FIELDS)
-            | {"analysis": analyses[p["id"]]},
+            | {"analysis": derived.analyses[p["id"]], "nearKeys": derived.near_keys[p["id"]]},
             "embedding": vectors.get(p["id"]),
         }
         for p in unit.paragraphs
@@ -132,8 +149,9 @@ def write_unit(
                                           "scope": scope, "property": vector_property,
                                           "others": list(other_vector_properties)}),
             ("ingest/link_paragraphs", {"rows": paragraph_links, "documentId": doc_id}),
-            ("ingest/replace_facts", {"rows": list(facts), "documentId": doc_id, "scope": scope,
-                                      "version": version, "layout": FACT_LAYOUT}),
+            ("ingest/replace_facts", {"rows": derived.facts[doc_id], "documentId": doc_id,
+                                      "scope": scope, "version": version,
+                                      "layout": FACT_LAYOUT}),
             ("ingest/clear_document_knowledge", {"documentId": doc_id, "scope": scope}),
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,
                                                 "scope": scope, "scopeKey": scope_key(scope)}),

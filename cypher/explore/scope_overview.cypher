@@ -9,5 +9,7 @@ CALL {
   MATCH (p:Paragraph {scope: $scope}) WITH count(p) AS nodes RETURN 'Paragraph' AS label, nodes
   UNION ALL
   MATCH (k:KnowledgePoint {scope: $scope}) WITH count(k) AS nodes RETURN 'KnowledgePoint' AS label, nodes
+  UNION ALL
+  MATCH (f:Fact {scope: $scope}) WITH count(f) AS nodes RETURN 'Fact' AS label, nodes
 }
 RETURN label, nodes

@@ -58,7 +58,8 @@ def _knowledge_base(root: Path) -> Path:
         (folder / f"item-{n:03d}.md").write_text(
             f"---\nid: item-{n}\ntitle: Item {n}\n"
             f"relations:\n  - {{type: PRECEDES, target: item-{(n + 1) % DOCUMENTS}}}\n---\n"
-            f"# Item {n}\n\n{body}\n\n## Notes\n\nA closing note for item {n}.\n",
+            f"# Item {n}\n\n{body}\n\n## Notes\n\nA closing note for item {n}. "
+            f"The service port is {8000 + n}.\n",
             encoding="utf-8",
         )
     return root
@@ -95,8 +96,11 @@ def _snapshot(graph: Graph) -> dict[str, Any]:
                for p in graph.read("explore/document_paragraphs", path=d[1])]
         for d in documents
     }  # fmt: skip
+    facts = {d[1]: [(f["id"], f["version"], f["current"], f["kind"], f["norm"], f["line"])
+                    for f in graph.read("explore/document_facts", path=d[1])]
+             for d in documents}  # fmt: skip
     counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=SCOPE)}
-    return {"documents": documents, "paragraphs": paragraphs, "counts": counts,
+    return {"documents": documents, "paragraphs": paragraphs, "facts": facts, "counts": counts,
             "relations": graph.read("explore/scope_relations", scope=SCOPE)}  # fmt: skip
 
 
@@ -150,8 +154,13 @@ def test_kill_ingest_then_neo4j_mid_run_then_rerun_equals_clean_ingest(
     assert clean["counts"]["Paragraph"] == DOCUMENTS * (PARAGRAPHS_PER_DOCUMENT + 1)
     assert clean["counts"]["KnowledgePoint"] == DOCUMENTS
     assert len(clean["relations"]) == DOCUMENTS
-    assert recovered == clean  # ids, versions, offsets, texts, counts, relations
+    assert all(("port", f"{8000 + n}") in {(f[3], f[4]) for f in clean["facts"][
+        f"{SCOPE}/item-{n:03d}.md"]} for n in range(DOCUMENTS))  # fmt: skip
+    assert recovered == clean  # ids, versions, offsets, texts, facts, counts, relations
     # What was committed before the server died was whole: each surviving document already held
-    # exactly its clean paragraphs.
+    # exactly its clean paragraphs and facts (the facts are written in the paragraphs'
+    # transaction), and no fact stands without its document.
     for path, rows in partial["paragraphs"].items():
         assert rows == clean["paragraphs"][path]
+        assert partial["facts"][path] == clean["facts"][path]
+    assert partial["counts"]["Fact"] == sum(map(len, partial["facts"].values()))

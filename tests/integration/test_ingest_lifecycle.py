@@ -124,7 +124,8 @@ def test_change_delete_and_malformed_files(
     assert remaining == set()
     counts = {r["label"]: r["nodes"] for r in graph.read("explore/scope_overview", scope=scope)}
     # beta is withdrawn, not purged: its Document stays (restorable, with its versions).
-    assert counts == {"Document": 2, "Heading": 2, "Paragraph": 3, "KnowledgePoint": 1}
+    assert counts == {"Document": 2, "Heading": 2, "Paragraph": 3, "KnowledgePoint": 1,
+                      "Fact": 0}  # fmt: skip
     statuses = graph.read("api/documents_page", scopes=[scope], after="", limit=10,
                           statuses=["active", "withdrawn"])  # fmt: skip
     assert {(r["path"], r["status"]) for r in statuses} == {(alpha, "active"),
@@ -243,7 +244,7 @@ def test_killed_ingest_then_rerun_equals_a_clean_ingest(
     assert _snapshot(graph, scope, paths) == after_rerun
     counts = {r["label"]: r["nodes"] for r in after_rerun["counts"]}  # type: ignore[attr-defined]
     assert counts == {"Document": documents, "Heading": 9 * documents, "Paragraph": 8 * documents,
-                      "KnowledgePoint": documents}  # fmt: skip
+                      "KnowledgePoint": documents, "Fact": 8 * documents}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["bad scope!", "../escape"])
