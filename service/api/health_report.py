@@ -22,7 +22,7 @@ __all__ = ["HealthController"]
 
 _SCOPE = Parameter(pattern=SCOPE_PATTERN, description="the scope to report on")
 _LIMIT = Parameter(ge=1, description="findings per section (KGS_HEALTH_PAGE_SIZE when absent)")
-_AFTER = Parameter(max_length=200, description="`nextAfter` of the previous page")
+_AFTER = Parameter(max_length=2000, description="`nextAfter` of the previous page")
 
 
 class HealthController(Controller):

@@ -1,7 +1,8 @@
 // The kgs evidence inspector: asks /v1/query and shows the one public answer beside its evidence
 // status, citations (opened at their exact source offsets), the context pack by role, the graph
-// window, the Cypher ready for Neo4j Browser, and recent answers from the records. Every text
-// from the service goes into the page as text (textContent), never as markup.
+// window, the Cypher ready for Neo4j Browser, recent answers from the records, and the scope's
+// health report (contradictions and the other findings, page by page). Every text from the
+// service goes into the page as text (textContent), never as markup.
 "use strict";
 
 const LABELS = {
@@ -33,6 +34,21 @@ const LABELS = {
       source_window_unavailable: "unavailable",
     },
     directions: { in: "predecessor", out: "successor" },
+    health: "Scope health", checkHealth: "Check scope health", more: "More",
+    healthScopeNeeded: "Name the scope to check.",
+    sections: {
+      contradictions: "Contradictions", expiredPages: "Expired pages",
+      undescribedPoints: "Undescribed knowledge points", danglingRelations: "Dangling relations",
+      nearDuplicates: "Near duplicates", openGaps: "Open gaps",
+    },
+    findings: {
+      checked: (scope, at) => `${scope}, checked ${at}`,
+      truncated: "More subjects contradict than the report reads: the ranking covers only the first ones.",
+      cited: (n) => `cited by ${n} answers`, expired: "expired", superseded: "superseded",
+      validUntil: "valid until", supersededBy: "superseded by",
+      declaredIn: (n) => `declared in ${n} documents`, stub: "stub", similarity: "similarity",
+      ends: { source: "source", target: "target", both: "both ends" }, asked: (n) => `asked ${n} times`,
+    },
   },
   zh: {
     answer: "回答", citations: "引用", source: "出处", pack: "上下文包", graph: "图窗口",
@@ -60,11 +76,25 @@ const LABELS = {
       source_window_unavailable: "不可用",
     },
     directions: { in: "前驱", out: "后继" },
+    health: "范围健康", checkHealth: "检查范围健康", more: "更多",
+    healthScopeNeeded: "请填写要检查的范围。",
+    sections: {
+      contradictions: "矛盾", expiredPages: "过期页面", undescribedPoints: "未描述的知识点",
+      danglingRelations: "悬空关系", nearDuplicates: "近似重复", openGaps: "未解决的缺口",
+    },
+    findings: {
+      checked: (scope, at) => `${scope}，检查于 ${at}`,
+      truncated: "相互矛盾的主题多于报告读取的上限：排序只覆盖前面的部分。",
+      cited: (n) => `被 ${n} 个回答引用`, expired: "已过期", superseded: "已被取代",
+      validUntil: "有效期至", supersededBy: "取代者",
+      declaredIn: (n) => `在 ${n} 个文档中声明`, stub: "占位", similarity: "相似度",
+      ends: { source: "起点", target: "终点", both: "两端" }, asked: (n) => `被问 ${n} 次`,
+    },
   },
 };
 const STATUS_FIELDS = ["scope", "evidence", "degradation", "citations", "graph", "recovered", "replayId"];
 const $ = (id) => document.getElementById(id);
-const state = { response: null, lang: "en" };
+const state = { response: null, lang: "en", health: null };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -290,6 +320,79 @@ async function openRecord(traceId) {
   } catch (error) { showError(error); }
 }
 
+// The scope's health report (GET /v1/scopes/{scope}/health, docs/health.md): the first page of
+// every section; "More" reads the section's next page after its cursor (`nextAfter`) and
+// appends it. Quotes and titles come from the pages, so they go in as text like everything else.
+const HEALTH_SECTIONS = ["contradictions", "expiredPages", "undescribedPoints", "danglingRelations", "nearDuplicates", "openGaps"];
+const place = (path, line) => (line ? `${path}:${line}` : String(path ?? ""));
+const HEALTH_ITEMS = {
+  contradictions: (c, f) => el("li", { class: "contradiction", "data-key": c.key },
+    el("strong", { class: "subject", text: `${c.subject}${c.conditions.length ? ` [${c.conditions.join(", ")}]` : ""}` }),
+    el("span", { class: "values", text: ` ${c.values.join(" ≠ ")}` }),
+    el("span", { class: "meta", text: ` · ${f.cited(c.cited)}` }),
+    el("ul", {}, ...c.sides.map((s) => el("li", { class: "side" },
+      el("div", { class: "meta", text: `${s.value} · ${place(s.path, s.line)} (v${s.version})${s.page ? ` p. ${s.page}` : ""}${s.anchor ? ` #${s.anchor}` : ""}` }),
+      el("blockquote", { text: s.quote }))))),
+  expiredPages: (d, f) => el("li", { "data-document": d.documentId, text: [d.path, f[d.reason] || d.reason,
+    d.validUntil && `${f.validUntil} ${d.validUntil}`, d.supersededBy && `${f.supersededBy} ${d.supersededBy}`].filter(Boolean).join(" · ") }),
+  undescribedPoints: (p, f) => el("li", { "data-point": p.id,
+    text: `${p.id}${p.title ? ` (${p.title})` : ""} · ${f.declaredIn(p.declaredInCount)}: ${p.declaredIn.map((d) => d.path).join(", ")}` }),
+  danglingRelations: (r, f) => el("li", {
+    text: `${r.sourceId} -${r.type}-> ${r.targetId} (${f.stub}: ${f.ends[r.stubEnd] || r.stubEnd})${r.path ? ` · ${place(r.path, r.sourceLine)}` : ""}` }),
+  nearDuplicates: (n, f) => el("li", {},
+    el("div", { class: "meta", text: `${place(n.first.path, n.first.startLine)} ↔ ${place(n.second.path, n.second.startLine)} · ${f.similarity} ${n.similarity}` }),
+    el("blockquote", { text: n.first.excerpt }), el("blockquote", { text: n.second.excerpt })),
+  openGaps: (g, f) => el("li", { "data-ticket": g.ticketId,
+    text: `${g.question} · ${value(g.status)} · ${f.asked(g.timesAsked)} · ${g.createdAt}` }),
+};
+
+function healthSection(name) {
+  const page = state.health.sections[name];
+  const more = page.nextAfter != null;
+  return el("div", { class: "health-section", id: `health-${name}`, "data-section": name, "data-count": String(page.items.length) },
+    el("h3", { tabindex: "-1", text: `${labels().sections[name]} (${page.items.length}${more ? "+" : ""})` }),
+    el("ol", {}, ...page.items.map((item) => HEALTH_ITEMS[name](item, labels().findings))),
+    ...(more ? [el("button", { type: "button", class: "more", text: labels().more, onclick: (event) => moreHealth(name, event.currentTarget) })] : []));
+}
+
+function renderHealth() {
+  const report = state.health;
+  $("health-summary").replaceChildren(labels().findings.checked(report.scope, report.generatedAt),
+    ...(report.truncated ? [el("strong", { class: "truncated", text: ` ${labels().findings.truncated}` })] : []));
+  $("health").replaceChildren(...HEALTH_SECTIONS.map(healthSection));
+}
+
+async function checkHealth(event) {
+  event.preventDefault();
+  state.lang = language(state.response?.trace?.plan?.query || $("question").value);
+  relabel();
+  const scope = $("scope").value.trim();
+  if (!scope) { showError(labels().healthScopeNeeded); return; }
+  try {
+    const report = await api(`/v1/scopes/${encodeURIComponent(scope)}/health`);
+    state.health = { scope: report.scope, generatedAt: report.generatedAt, truncated: report.contradictionsTruncated,
+      sections: Object.fromEntries(HEALTH_SECTIONS.map((name) => [name, report[name]])) };
+    renderHealth();
+    showError(null);
+  } catch (error) { showError(error); }
+}
+
+async function moreHealth(name, button) {
+  const report = state.health;
+  const page = report.sections[name];
+  button.disabled = true;  // one click, one page: a second click would append the same page again
+  try {
+    const params = new URLSearchParams({ after: page.nextAfter });
+    const next = await api(`/v1/scopes/${encodeURIComponent(report.scope)}/health/${name}?${params}`);
+    if (state.health !== report) return;  // checked again meanwhile: this page belongs to the old report
+    report.sections[name] = { items: [...page.items, ...next.items], nextAfter: next.nextAfter };
+    const node = healthSection(name);
+    $(`health-${name}`).replaceWith(node);
+    (node.querySelector("button.more") || node.querySelector("h3")).focus();
+    showError(null);
+  } catch (error) { button.disabled = false; showError(error); }
+}
+
 function init() {
   const params = new URLSearchParams(location.search);
   if (params.get("scope")) $("scope").value = params.get("scope");
@@ -299,7 +402,12 @@ function init() {
   $("ask-form").addEventListener("submit", ask);
   $("recent-form").addEventListener("submit", loadRecent);
   $("upload-form").addEventListener("submit", (event) => upload(event).catch(showError));
-  $("lang").addEventListener("change", () => { if (state.response) show(state.response); });
+  $("health-form").addEventListener("submit", checkHealth);
+  $("lang").addEventListener("change", () => {
+    if (state.response) show(state.response);
+    else { state.lang = language($("question").value); relabel(); }
+    if (state.health) renderHealth();
+  });
   relabel();
 }
 
