@@ -107,6 +107,9 @@ class DocumentUnit(msgspec.Struct, frozen=True):
     problems: tuple[Problem, ...] = ()
     source: str = ""  # the exact text the offsets index, kept by the document's version
     original: bytes | None = None  # a converted document's original file, kept by the version
+    # Front matter relations to a point the scope does not know (not written: a warning says
+    # so); the health report lists them (docs/health.md).
+    unresolved: tuple[RelationRow, ...] = ()
 
     @property
     def id(self) -> str:
@@ -277,7 +280,8 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
             }
         )
 
-    relations = _relations(parsed, index, paragraphs, problems)
+    unresolved: list[RelationRow] = []
+    relations = _relations(parsed, index, paragraphs, problems, unresolved)
     front = parsed.front_matter
     document = {
         "id": doc_id,
@@ -324,6 +328,7 @@ def build_unit(parsed: ParsedSource, index: KnowledgePointIndex, *, model: str) 
         paragraphs=paragraphs,
         knowledge_points=list(parsed.knowledge_points),
         relations=relations,
+        unresolved=tuple(unresolved),
         unit_hash=unit_hash,
         problems=tuple(problems),
         source=parsed.source,
@@ -378,6 +383,7 @@ def _relations(
     index: KnowledgePointIndex,
     paragraphs: list[dict[str, Any]],
     problems: list[Problem],
+    unresolved: list[RelationRow],
 ) -> list[RelationRow]:
     path, own = parsed.path, parsed.primary_id
     rows: list[RelationRow] = []
@@ -398,6 +404,17 @@ def _relations(
                     spec.line,
                     "warning",
                     f"relation target {spec.target!r} is unknown in scope {parsed.scope!r}",
+                )
+            )
+            unresolved.append(
+                RelationRow(
+                    spec.type,
+                    spec.source or own,
+                    spec.target,
+                    spec.confidence,
+                    "front_matter",
+                    None,
+                    spec.line,
                 )
             )
             continue

@@ -156,6 +156,7 @@ def write_unit(
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,
                                                 "scope": scope, "scopeKey": scope_key(scope)}),
             ("ingest/create_relations", {"rows": relations, "documentId": doc_id, "scope": scope,
+                                         "declared": _declared(unit),
                                          "sources": sorted({r["source"] for r in relations}),
                                          "relationTypes": list(RELATION_TYPES)}),
         ]  # fmt: skip
@@ -235,6 +236,14 @@ def _version_step(unit: DocumentUnit, version: int) -> tuple[str, dict[str, Any]
         # The original file of a converted document (PDF, HTML, ...): Markdown's is the source.
         "mediaType": unit.document["mediaType"], "originalHash": unit.document["originalHash"],
         "originalSize": unit.document["originalSize"], "original": unit.original})  # fmt: skip
+
+
+def _declared(unit: DocumentUnit) -> list[str]:
+    """Every relation the document declares, written or not (its target unknown), as text:
+    source, type, target, line and paragraph joined by U+001F (cypher/ingest/create_relations)."""
+    return ["\x1f".join((r.source, r.type, r.target, str(r.sourceLine or ""),
+                         r.sourceParagraphId or ""))
+            for r in (*unit.relations, *unit.unresolved)]  # fmt: skip
 
 
 def _contested(

@@ -17,7 +17,6 @@ import msgspec
 
 from service.db.graph import Graph
 from service.errors import KgsError
-from service.graph_model import RELATION_TYPES
 from service.text.near_keys import jaccard, shingles
 
 __all__ = [
@@ -107,7 +106,7 @@ class DanglingRelation(msgspec.Struct, frozen=True, kw_only=True, rename="camel"
     source_id: str
     type: str
     target_id: str
-    stub_end: Literal["source", "target", "both"]
+    stub_end: Literal["source", "target", "both"]  # the end no page defines
     source_document_id: str | None
     path: str | None  # of the declaring document
     source_paragraph_id: str | None  # a Mermaid diagram's
@@ -163,11 +162,10 @@ def undescribed_points(
 def dangling_relations(
     graph: Graph, scope: str, *, after: str | None, limit: int
 ) -> SectionPage[DanglingRelation]:
-    """Typed relations with a stub at either end, by source, type and target."""
-    rows = graph.read(
-        "health/dangling_relations", scope=scope, relationTypes=list(RELATION_TYPES),
-        after=after or "", limit=limit + 1,
-    )  # fmt: skip
+    """Relations active documents declare with an end no page defines (`stub_end` names it:
+    a point no page describes or declares), by source, type and target."""
+    rows = graph.read("health/dangling_relations", scope=scope, after=after or "",
+                      limit=limit + 1)  # fmt: skip
     return _page(rows, limit, "key", DanglingRelation)
 
 

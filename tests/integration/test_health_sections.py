@@ -64,6 +64,7 @@ title: Current handling
 validUntil: 2099-01-01
 relations:
   - {{type: PRECEDES, target: expired, confidence: 0.9}}
+  - {{type: DEPENDS_ON, target: ghost, confidence: 0.8}}
 ---
 
 # Current handling
@@ -273,9 +274,16 @@ def test_a_point_described_only_by_a_withdrawn_document_is_undescribed(
                       "DETACH DELETE k", scope=scope)  # fmt: skip
 
 
-def test_dangling_relations_are_those_with_a_stub_end(graph: Graph, scope: str) -> None:
-    """Stubs as ingest's create_relations makes them (a run that stopped before pruning)."""
-    assert dangling_relations(graph, scope, after=None, limit=50).items == []
+def test_dangling_relations_are_declared_relations_to_undefined_points(
+    graph: Graph, scope: str
+) -> None:
+    """current.md declares DEPENDS_ON ghost, a point no page defines: ingest pruned the stub
+    and its relation, and the report lists what the document declared. Then stubs as
+    create_relations makes them (a run that stopped before pruning)."""
+    listed = dangling_relations(graph, scope, after=None, limit=50).items
+    assert [(r.source_id, r.type, r.target_id, r.stub_end, r.source_line, r.path)
+            for r in listed] == [("current", "DEPENDS_ON", "ghost", "target", 7,
+                                  f"{scope}/current.md")]  # fmt: skip
     doc = _document_id(graph, scope, "current.md")
     rows = [
         {"type": "DEPENDS_ON", "source": "current", "target": "ghost", "confidence": 0.8,
@@ -285,7 +293,10 @@ def test_dangling_relations_are_those_with_a_stub_end(graph: Graph, scope: str) 
         {"type": "CAUSES", "source": "ghost", "target": "phantom", "confidence": 0.8,
          "provenance": "front_matter", "sourceParagraphId": None, "sourceLine": 9},
     ]  # fmt: skip
+    declared = ["\x1f".join((r["source"], r["type"], r["target"], str(r["sourceLine"] or ""),
+                             r["sourceParagraphId"] or "")) for r in rows]  # fmt: skip
     graph.write("ingest/create_relations", documentId=doc, scope=scope, rows=rows,
+                declared=declared,
                 sources=["current", "phantom", "ghost"],
                 relationTypes=list(RELATION_TYPES))  # fmt: skip
     try:
