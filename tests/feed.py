@@ -9,10 +9,10 @@ from typing import Any
 def replayed(events: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, str]]:
     """Document id -> (head version, status), from the events in feed order: added, updated and
     restored make a document active at newVersion, withdrawn withdraws it, purged removes it;
-    modelActivated and gapAnswerable change no document."""
+    modelActivated, gapAnswerable and conflictResolved change no document."""
     state: dict[str, tuple[int, str]] = {}
     for event in events:
-        if event["kind"] in ("modelActivated", "gapAnswerable"):
+        if event["kind"] in ("modelActivated", "gapAnswerable", "conflictResolved"):
             continue
         if event["kind"] == "purged":
             state.pop(event["documentId"], None)

@@ -16,7 +16,7 @@ from service.api.auth import Grant
 from service.api.errors import v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
-from service.health import HealthReport, SectionPage, health_report, health_section
+from service.health import HealthReport, Section, SectionPage, health_report, health_section
 
 __all__ = ["HealthController"]
 
@@ -50,7 +50,7 @@ class HealthController(Controller):
         resources: AppResources,
         grant: Grant,
         scope_name: Annotated[str, _SCOPE],
-        section: Annotated[str, Parameter(description="contradictions, expiredPages, ...")],
+        section: Section,
         after: Annotated[str | None, _AFTER] = None,
         limit: Annotated[int | None, _LIMIT] = None,
     ) -> SectionPage[Any]:

@@ -44,20 +44,16 @@ def _health(args: argparse.Namespace, settings: Settings) -> int:
         else:
             report = health_report(graph, args.scope, settings.health, limit=args.limit,
                                    today=args.today)  # fmt: skip
-            pages = {s: getattr(report, _attribute(s)) for s in SECTIONS}
+            pages = dict(report.pages())
     if args.json:
         print(msgspec.json.encode(report).decode())
         return 0
     for section, page in pages.items():
-        _print_section(args.scope, section, page)
+        _print_section(section, page)
     return 0
 
 
-def _attribute(section: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in section)
-
-
-def _print_section(scope: str, section: str, page: SectionPage[Any]) -> None:
+def _print_section(section: str, page: SectionPage[Any]) -> None:
     more = f" (more: --section {section} --after {page.next_after})" if page.next_after else ""
     print(f"{section}: {len(page.items)}{more}")
     for item in page.items:

@@ -55,6 +55,15 @@ class HealthReport(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     near_duplicates: SectionPage[NearDuplicate]
     open_gaps: SectionPage[OpenGap]
 
+    def pages(self) -> dict[Section, SectionPage[Any]]:
+        """Each section's page, by section name."""
+        return {
+            "contradictions": self.contradictions, "expiredPages": self.expired_pages,
+            "undescribedPoints": self.undescribed_points,
+            "danglingRelations": self.dangling_relations,
+            "nearDuplicates": self.near_duplicates, "openGaps": self.open_gaps,
+        }  # fmt: skip
+
 
 def health_report(
     graph: Graph,
