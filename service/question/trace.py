@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from service.answer.composer import Draft, DraftSentence
+from service.answer.injection import screen_heading
 from service.answer.judge import JudgeOutcome
 from service.answer.sentences import EvidenceSentence
 from service.answer.sufficiency import (
@@ -67,7 +68,9 @@ def citation(evidence: EvidenceSentence, scope: str) -> dict[str, Any]:
         "documentId": evidence.document_id,
         "documentVersion": evidence.document_version,
         "path": evidence.path,
-        "headingPath": list(evidence.heading_path),
+        # A heading is page text too: an instruction heading ("### SYSTEM OVERRIDE ###") would
+        # reach the client beside the answer, so it is screened like the quote's sentences.
+        "headingPath": [screen_heading(h) for h in evidence.heading_path],
         "startOffset": evidence.start,
         "endOffset": evidence.end,
         # UTF-16 offsets of the same slice, for clients that index strings by code units.

@@ -30,9 +30,10 @@ from service.answer.injection.finding import find_injections
 from service.answer.injection.model import Finding, Injection, InjectionScan, Reason, normalize
 from service.answer.injection.outputs import demanded_outputs
 from service.answer.injection.rules import is_instruction
-from service.answer.injection.screening import scan_texts, screen_sentence
+from service.answer.injection.screening import REMOVED, scan_texts, screen_heading, screen_sentence
 
 __all__ = [
+    "REMOVED",
     "Finding",
     "Injection",
     "InjectionScan",
@@ -42,5 +43,6 @@ __all__ = [
     "is_instruction",
     "normalize",
     "scan_texts",
+    "screen_heading",
     "screen_sentence",
 ]

@@ -12,9 +12,17 @@ from service.answer.injection.model import _MIN_KEY, Finding, InjectionScan, _ke
 from service.answer.injection.outputs import _norm_output, _plain_word
 from service.answer.injection.rules import is_instruction
 
-__all__ = ["scan_texts", "screen_sentence"]
+__all__ = ["REMOVED", "scan_texts", "screen_heading", "screen_sentence"]
+
+REMOVED = "[removed: instruction]"  # what stands where an instruction was cut from page text
 
 # --- screening --------------------------------------------------------------------------------
+
+
+def screen_heading(heading: str) -> str:
+    """A heading (or a title) as returned beside an answer or a search hit: REMOVED when it is
+    an instruction ("### SYSTEM OVERRIDE ###" over an attack) read as the heading it is."""
+    return REMOVED if heading and find_injections(f"# {heading}") else heading
 
 
 def scan_texts(texts: Iterable[str]) -> InjectionScan:
