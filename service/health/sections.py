@@ -52,9 +52,9 @@ NEAR_DUPLICATE_SIMILARITY = 0.8
 NEAR_GROUP_PARAGRAPHS = 100  # paragraphs kept per near key: a larger group is boilerplate
 # Candidate pairs one statement returns (each with both texts), and examined for one page at
 # most: a scope of many false candidates gets short pages that still carry a cursor, rather
-# than one unbounded read. Each statement groups the scope's keys again (about 4 s at 100k
-# paragraphs), so a page takes at most two.
-NEAR_CANDIDATE_BATCH = 2_000
+# than one unbounded read. Each statement groups the scope's keys again (the most of its time),
+# so a page reads them in one statement.
+NEAR_CANDIDATE_BATCH = 4_000
 NEAR_CANDIDATES_PER_PAGE = 4_000
 EXCERPT_CHARS = 240  # characters of a paragraph's text shown with a near duplicate
 # Tickets an editor still has to act on: `answerable` ones may be closed by a later answer but
