@@ -1,5 +1,5 @@
 """A document's comparable facts as the rows ingest writes as `(:Fact)` nodes
-(cypher/ingest/replace_facts.cypher, docs/architecture.md "Facts").
+(cypher/ingest/replace_facts.cypher, docs/health.md "Facts as nodes").
 
 The rows are exactly the facts the conflict scan finds in the document read alone: the same
 extraction (service/text/facts), the same per-document cap, the same context added to the
@@ -29,7 +29,7 @@ from service.text.facts import (
 if TYPE_CHECKING:
     from ingest.units import DocumentUnit
 
-__all__ = ["condition_strings", "document_fact_rows", "unit_fact_rows"]
+__all__ = ["document_fact_rows", "unit_fact_rows"]
 
 
 def unit_fact_rows(unit: DocumentUnit, analyses: Mapping[str, bytes]) -> list[dict[str, Any]]:
@@ -55,7 +55,7 @@ def document_fact_rows(passages: Sequence[Passage]) -> list[dict[str, Any]]:
     return [_row(fact, head.index, placed.get(fact.order)) for head, fact in pairs]
 
 
-def condition_strings(scope: Scope) -> list[str]:
+def _conditions(scope: Scope) -> list[str]:
     """A condition scope as the node stores it: "dimension=value" (a dimension holds no "=")."""
     return [f"{dimension}={value}" for dimension, value in scope]
 
@@ -68,8 +68,8 @@ def _row(fact: Fact, index: int, placed: Fact | None) -> dict[str, Any]:
     return {
         "paragraphId": fact.paragraph_id, "index": index, "order": fact.order,
         "kind": fact.kind, "subject": fact.subject, "key": fact.key, "norm": fact.norm,
-        "value": fact.value, "conditions": condition_strings(scope),
-        "contextual": condition_strings(tuple(c for c in scope if c not in fact.scope)),
+        "value": fact.value, "conditions": _conditions(scope),
+        "contextual": _conditions(tuple(c for c in scope if c not in fact.scope)),
         "listNumber": placed is None, "before": before, "after": after,
         "sentenceStart": fact.sentence_start, "sentenceEnd": fact.sentence_end,
         "valueStart": fact.value_start, "valueEnd": fact.value_end,

@@ -3,7 +3,8 @@
 // Every subject a scope's active documents state with two or more values under one condition
 // scope: the attribute facts the conflict scan compares (service/pipeline/conflicts), read
 // from the Fact nodes rather than the text. Aligned facts (open prose) are compared pairwise
-// by the scan, not here. Each side carries its paragraph (for the quote) and how many answer
+// by the scan, not here. Each side carries its paragraph id and sentence offsets (the page's
+// quotes are read after ranking, cypher/health/paragraph_texts.cypher) and how many answer
 // records cite that paragraph; `cited` counts the records citing any side. At most $maxSides
 // facts per subject, in document and reading order, and at most $maxFindings subjects.
 // :param scope => 'ragconflict'
@@ -22,7 +23,7 @@ ORDER BY key, d.path, f.order
 WITH key, conditions, collect(DISTINCT f.norm) AS norms,
      collect({kind: f.kind, subject: f.subject, value: f.value, norm: f.norm,
               documentId: d.id, path: d.path, title: d.title, version: f.version,
-              paragraphId: p.id, text: p.text, line: f.line, startOffset: f.startOffset,
+              paragraphId: p.id, line: f.line, startOffset: f.startOffset,
               sentenceStart: f.sentenceStart, sentenceEnd: f.sentenceEnd,
               pageFirst: p.pageFirst, anchor: p.anchor,
               cited: COUNT { (:AnswerRecord)-[:CITED]->(p) }}) AS sides

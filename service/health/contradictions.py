@@ -42,18 +42,32 @@ class Contradiction(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 def contradictions(
-    graph: Graph, scope: str, *, max_findings: int, max_sides: int, quote_chars: int
-) -> list[Contradiction]:
-    """Every contradiction of the scope, the most cited first (then by subject key)."""
+    graph: Graph,
+    scope: str,
+    *,
+    start: int,
+    limit: int,
+    max_findings: int,
+    max_sides: int,
+    quote_chars: int,
+) -> tuple[list[Contradiction], int]:
+    """The scope's contradictions ranked, the most cited first (then by subject key): those
+    from position `start`, at most `limit`, and how many there are (at most `max_findings`).
+    Only the page's paragraphs are read for their quotes: a scope's contradictions may be
+    thousands, their paragraphs' text many megabytes."""
     rows = graph.read("health/contradicting_facts", scope=scope, maxFindings=max_findings,
                       maxSides=max_sides)  # fmt: skip
-    found = [_contradiction(row, quote_chars) for row in rows]
-    found.sort(key=lambda c: (-c.cited, c.key, c.conditions))
-    return found
+    rows.sort(key=lambda r: (-int(r["cited"]), str(r["key"]), list(r["conditions"])))
+    page = rows[start : start + limit]
+    ids = sorted({str(side["paragraphId"]) for row in page for side in row["sides"]})
+    texts = {r["id"]: str(r["text"]) for r in graph.read("health/paragraph_texts", ids=ids)}
+    return [_contradiction(row, texts, quote_chars) for row in page], len(rows)
 
 
-def _contradiction(row: Mapping[str, Any], quote_chars: int) -> Contradiction:
-    sides = tuple(_side(side, quote_chars) for side in row["sides"])
+def _contradiction(
+    row: Mapping[str, Any], texts: Mapping[str, str], quote_chars: int
+) -> Contradiction:
+    sides = tuple(_side(side, texts, quote_chars) for side in row["sides"])
     firsts: dict[str, str] = {}
     for side in row["sides"]:
         firsts.setdefault(str(side["norm"]), str(side["value"]))
@@ -64,8 +78,11 @@ def _contradiction(row: Mapping[str, Any], quote_chars: int) -> Contradiction:
     )  # fmt: skip
 
 
-def _side(side: Mapping[str, Any], quote_chars: int) -> FactSide:
-    sentence = str(side["text"])[int(side["sentenceStart"]) : int(side["sentenceEnd"])].strip()
+def _side(side: Mapping[str, Any], texts: Mapping[str, str], quote_chars: int) -> FactSide:
+    """The statement with its sentence as the quote (empty when its paragraph changed since
+    the ranking was read)."""
+    text = texts.get(str(side["paragraphId"]), "")
+    sentence = text[int(side["sentenceStart"]) : int(side["sentenceEnd"])].strip()
     if len(sentence) > quote_chars:
         sentence = sentence[: quote_chars - 1].rstrip() + "…"
     return FactSide(

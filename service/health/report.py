@@ -138,14 +138,13 @@ def _contradiction_page(
     if after is not None and not after.isdigit():
         raise InvalidHealthRequest(f"invalid cursor for contradictions: {after!r}")
     start = int(after or 0)
-    found = contradictions(
-        graph, scope, max_findings=settings.max_contradictions, max_sides=settings.max_sides,
-        quote_chars=settings.quote_chars,
+    found, total = contradictions(
+        graph, scope, start=start, limit=limit, max_findings=settings.max_contradictions,
+        max_sides=settings.max_sides, quote_chars=settings.quote_chars,
     )  # fmt: skip
-    more = start + limit < len(found)
-    page = SectionPage(items=found[start : start + limit],
-                       next_after=str(start + limit) if more else None)  # fmt: skip
-    return page, len(found) >= settings.max_contradictions
+    more = start + limit < total
+    page = SectionPage(items=found, next_after=str(start + limit) if more else None)
+    return page, total >= settings.max_contradictions
 
 
 def _today() -> str:
