@@ -40,7 +40,7 @@ from tests.integration.conftest import delete_scope
 from tests.integration.test_api_flows import HOSTILE as API_PAYLOADS
 
 KEY = "key-hostile-admin"
-MAX_REQUESTS = 1600  # the bound of one run (payloads x parameters)
+MAX_REQUESTS = 2000  # the bound of one run (payloads x parameters)
 # Values that attack the parser of a typed parameter or the router rather than Cypher.
 PARAMETER_PAYLOADS = [
     "-1",
@@ -198,6 +198,7 @@ def test_hostile_path_and_query_parameters(
     document_id = documents.json()["items"][0]["id"]
     baseline = {"document_id": document_id, "point_id": "sentinel-stone", "q": "sentinel",
                 "scope": scope, "trace_id": "t_0000000000000000",
+                "scope_name": scope, "section": "contradictions",
                 "draft_id": "esc_0000000000000000",
                 "ticket_id": "tkt_0000000000000000"}  # fmt: skip
     question = {"query": "what is a sentinel stone?", "scope": scope}
