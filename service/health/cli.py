@@ -35,6 +35,9 @@ def _health(args: argparse.Namespace, settings: Settings) -> int:
         print("kgs health: --after pages one section: name it with --section", file=sys.stderr)
         return 2
     with graph_session(settings, ensure_schema=False) as graph:
+        if not graph.read("scope/readable_scopes", scopes=[args.scope], limit=1):
+            print(f"kgs health: scope {args.scope!r} holds no documents", file=sys.stderr)
+            return 1
         if args.section:
             pages = {args.section: health_section(
                 graph, args.scope, args.section, settings.health, after=args.after,

@@ -104,6 +104,9 @@ def test_cli_prints_the_report_and_refuses_bad_input(cli_env: dict[str, str], sc
     text = subprocess.run([*KGS, "health", "--scope", f"{PREFIX}ragportconflict"], env=cli_env,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "service port: " in text.stdout and "openGaps: 0" in text.stdout
+    missing = subprocess.run([*KGS, "health", "--scope", f"{PREFIX}nothing-here"], env=cli_env,
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert missing.returncode == 1 and "holds no documents" in missing.stderr
     for bad in (
         ["--limit", "0"],
         ["--after", "1"],
