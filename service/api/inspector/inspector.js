@@ -1,8 +1,9 @@
 // The kgs evidence inspector: asks /v1/query and shows the one public answer beside its evidence
 // status, citations (opened at their exact source offsets), the context pack by role, the graph
 // window, the Cypher ready for Neo4j Browser, recent answers from the records, and the scope's
-// health report (contradictions and the other findings, page by page). Every text from the
-// service goes into the page as text (textContent), never as markup.
+// health report (contradictions and the other findings, page by page), and, for an answer that
+// left a gap, its escalation (draft, then ticket). Every text from the service goes into the
+// page as text (textContent), never as markup.
 "use strict";
 
 const LABELS = {
@@ -49,6 +50,13 @@ const LABELS = {
       declaredIn: (n) => `declared in ${n} documents`, stub: "stub", similarity: "similarity",
       ends: { source: "source", target: "target", both: "both ends" }, asked: (n) => `asked ${n} times`,
     },
+    escalate: "Escalate", note: "Note", draftTitle: "Escalation draft", confirm: "Confirm", cancel: "Cancel",
+    draftFields: {
+      question: "Question", scope: "Scope", answerStatus: "Answer status", missingTerms: "Missing terms",
+      reasons: "Reasons", evidence: "Closest evidence", conflicts: "Conflicts", note: "Note", expiresAt: "Expires",
+    },
+    ticket: (id, status) => `Ticket ${id}: ${status}`,
+    ticketStatus: { open: "open", answerable: "answerable", resolved: "resolved" },
   },
   zh: {
     answer: "回答", citations: "引用", source: "出处", pack: "上下文包", graph: "图窗口",
@@ -90,11 +98,18 @@ const LABELS = {
       declaredIn: (n) => `在 ${n} 个文档中声明`, stub: "占位", similarity: "相似度",
       ends: { source: "起点", target: "终点", both: "两端" }, asked: (n) => `被问 ${n} 次`,
     },
+    escalate: "上报", note: "备注", draftTitle: "上报草稿", confirm: "确认", cancel: "取消",
+    draftFields: {
+      question: "问题", scope: "范围", answerStatus: "回答状态", missingTerms: "缺少的关键词",
+      reasons: "原因", evidence: "最接近的证据", conflicts: "冲突", note: "备注", expiresAt: "过期时间",
+    },
+    ticket: (id, status) => `工单 ${id}：${status}`,
+    ticketStatus: { open: "待处理", answerable: "可回答", resolved: "已解决" },
   },
 };
 const STATUS_FIELDS = ["scope", "evidence", "degradation", "citations", "graph", "recovered", "replayId"];
 const $ = (id) => document.getElementById(id);
-const state = { response: null, lang: "en", health: null };
+const state = { response: null, lang: "en", health: null, escalation: null };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -256,11 +271,13 @@ async function show(response) {
   renderCitations(response);
   renderPack(response.trace || {});
   renderGraph(response.trace || {});
+  renderEscalation(response);
   await renderCypher(response.traceId);
 }
 
 async function ask(event) {
   event.preventDefault();
+  clearEscalation();  // a new question: the last answer's draft or ticket goes with it
   try {
     // No scope: the API answers from the best of the scopes the key may read (the trace's
     // scopeChoice says which), as for any client.
@@ -393,6 +410,110 @@ async function moreHealth(name, button) {
   } catch (error) { button.disabled = false; showError(error); }
 }
 
+// An answer that left a gap (its response carries `escalation`, docs/escalations.md) offers
+// *Escalate*: the preview (POST /v1/escalations/preview) shows the server's draft as text, then
+// *Confirm* sends that draft back unchanged and shows the ticket, or *Cancel* drops it. Each
+// button is disabled while its request runs; a reply that comes after the answer changed is
+// dropped (state.escalation is no longer the same object).
+function clearEscalation() {
+  state.escalation = null;
+  $("escalation").hidden = true;
+  $("escalate").disabled = false;
+  $("escalate-note").value = "";
+  $("draft").hidden = true;
+  $("draft-content").replaceChildren();
+  for (const id of ["draft-confirm", "draft-cancel"]) { $(id).hidden = false; $(id).disabled = false; }
+  $("ticket").textContent = "";
+  delete $("ticket").dataset.ticketId;
+}
+
+function renderEscalation(response) {
+  // Shown again (a language switch): the same answer keeps its draft or ticket.
+  if (state.escalation?.traceId !== response.traceId) {
+    clearEscalation();
+    if (response.escalation) state.escalation = { traceId: response.traceId, preview: null, ticket: null };
+  }
+  const current = state.escalation;
+  $("escalation").hidden = !current;
+  if (!current) return;
+  $("draft").hidden = !current.preview || current.preview.status === "cancelled";
+  if (current.preview) renderDraft(current.preview);
+  const ticket = current.ticket;
+  $("ticket").textContent = ticket ? labels().ticket(ticket.ticketId, labels().ticketStatus[ticket.status] || ticket.status) : "";
+  if (ticket) $("ticket").dataset.ticketId = ticket.ticketId;
+}
+
+function renderDraft(preview) {
+  const draft = preview.draft || {};
+  const names = labels().draftFields;
+  const list = (items, item) => el("ul", {}, ...items.map((x) => el("li", {}, ...item(x))));
+  const rows = [
+    ["question", draft.question], ["scope", draft.scope], ["answerStatus", value(draft.answerStatus)],
+    ["missingTerms", (draft.missingTerms || []).join(", ")],
+    ["reasons", list(draft.reasons || [], (r) => [r])],
+    ["evidence", list(draft.evidence || [], (e) => [
+      el("div", { class: "meta", text: `${[e.path, ...(e.headingPath || [])].join(" › ")} (${e.startOffset}–${e.endOffset}) · ${e.source}` }),
+      el("blockquote", { text: e.quote })])],
+    ["conflicts", list(draft.conflicts || [], (c) => [
+      el("div", { class: "meta", text: `${c.values.join(" ≠ ")} · ${c.path} (${c.startOffset}–${c.endOffset})` }),
+      el("blockquote", { text: c.quote })])],
+    ["note", draft.note], ["expiresAt", preview.expiresAt],
+  ].filter(([, v]) => v != null && v !== "" && !(v instanceof Node && !v.firstChild));
+  $("draft-content").replaceChildren(...rows.flatMap(([field, v]) => [
+    el("dt", { text: names[field] }), el("dd", { "data-field": field }, v)]));
+  $("draft-content").dataset.draftId = preview.draftId;
+}
+
+async function escalate(event) {
+  event.preventDefault();
+  const current = state.escalation;
+  if (!current || current.preview) return;
+  $("escalate").disabled = true;
+  try {
+    const note = $("escalate-note").value.trim();
+    const body = note ? { answerId: current.traceId, note } : { answerId: current.traceId };
+    const preview = await api("/v1/escalations/preview", { method: "POST", body: JSON.stringify(body) });
+    if (state.escalation !== current) return;  // another answer meanwhile: this draft is not its
+    current.preview = preview;
+    $("draft-confirm").disabled = false;
+    $("draft-cancel").disabled = false;
+    renderEscalation(state.response);
+    $("draft-confirm").focus();
+    showError(null);
+  } catch (error) {
+    if (state.escalation === current) $("escalate").disabled = false;
+    showError(error);
+  }
+}
+
+async function settleDraft(action) {
+  const current = state.escalation;
+  if (!current || !current.preview) return;
+  $("draft-confirm").disabled = true;  // one click, one request: the ticket is made once
+  $("draft-cancel").disabled = true;
+  const path = `/v1/escalations/${encodeURIComponent(current.preview.draftId)}/${action}`;
+  try {
+    if (action === "confirm") {
+      // The draft goes back exactly as the preview returned it: the server compares the two.
+      const ticket = await api(path, { method: "POST", body: JSON.stringify({ draft: current.preview.draft }) });
+      if (state.escalation !== current) return;
+      current.ticket = ticket;
+      $("draft-confirm").hidden = true;
+      $("draft-cancel").hidden = true;
+    } else {
+      await api(path, { method: "POST" });
+      if (state.escalation !== current) return;
+      current.preview = null;  // cancelled for good: Escalate may draft anew
+      $("escalate").disabled = false;
+    }
+    renderEscalation(state.response);
+    showError(null);
+  } catch (error) {
+    if (state.escalation === current) { $("draft-confirm").disabled = false; $("draft-cancel").disabled = false; }
+    showError(error);
+  }
+}
+
 function init() {
   const params = new URLSearchParams(location.search);
   if (params.get("scope")) $("scope").value = params.get("scope");
@@ -403,6 +524,9 @@ function init() {
   $("recent-form").addEventListener("submit", loadRecent);
   $("upload-form").addEventListener("submit", (event) => upload(event).catch(showError));
   $("health-form").addEventListener("submit", checkHealth);
+  $("escalate-form").addEventListener("submit", escalate);
+  $("draft-confirm").addEventListener("click", () => settleDraft("confirm"));
+  $("draft-cancel").addEventListener("click", () => settleDraft("cancel"));
   $("lang").addEventListener("change", () => {
     if (state.response) show(state.response);
     else { state.lang = language($("question").value); relabel(); }
