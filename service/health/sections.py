@@ -23,7 +23,6 @@ __all__ = [
     "EXCERPT_CHARS",
     "MAX_DECLARING_DOCUMENTS",
     "NEAR_CANDIDATES_PER_PAGE",
-    "NEAR_CANDIDATE_BATCH",
     "NEAR_DUPLICATE_SIMILARITY",
     "NEAR_GROUP_PARAGRAPHS",
     "OPEN_TICKET_STATUSES",
@@ -50,11 +49,9 @@ MAX_DECLARING_DOCUMENTS = 20  # declaring documents listed per undescribed point
 # this Jaccard similarity; the near keys make candidates of pairs near it (0.96 of them at 0.8).
 NEAR_DUPLICATE_SIMILARITY = 0.8
 NEAR_GROUP_PARAGRAPHS = 100  # paragraphs kept per near key: a larger group is boilerplate
-# Candidate pairs one statement returns (each with both texts), and examined for one page at
-# most: a scope of many false candidates gets short pages that still carry a cursor, rather
-# than one unbounded read. Each statement groups the scope's keys again (the most of its time),
-# so a page reads them in one statement.
-NEAR_CANDIDATE_BATCH = 4_000
+# Candidate pairs one page examines, read in one statement (each with both texts; grouping the
+# scope's keys is most of its time): a scope of many false candidates gets short pages that
+# still carry a cursor, rather than one unbounded read.
 NEAR_CANDIDATES_PER_PAGE = 4_000
 EXCERPT_CHARS = 240  # characters of a paragraph's text shown with a near duplicate
 # Tickets an editor still has to act on: `answerable` ones may be closed by a later answer but
@@ -183,32 +180,25 @@ def near_duplicate_paragraphs(
 ) -> SectionPage[NearDuplicate]:
     """Pairs of paragraphs of different active documents whose shingle sets are at least
     NEAR_DUPLICATE_SIMILARITY alike, by pair key (the two paragraph ids). Candidates come from
-    the stored near keys in batches; each is confirmed here. At most NEAR_CANDIDATES_PER_PAGE
-    candidates are examined per page: past that the page ends, maybe short, with the last
-    examined pair as its cursor."""
-    cursor = after or ""
+    the stored near keys, at most NEAR_CANDIDATES_PER_PAGE of them in one statement, and each
+    is confirmed here: a page of many false candidates ends short, with the last examined pair
+    as its cursor."""
+    rows = graph.read(
+        "health/near_duplicate_candidates", scope=scope, maxGroup=NEAR_GROUP_PARAGRAPHS,
+        after=after or "", limit=NEAR_CANDIDATES_PER_PAGE,
+    )  # fmt: skip
     found: list[tuple[str, NearDuplicate]] = []
     sets: dict[str, frozenset[str]] = {}  # shingles by paragraph id: a paragraph recurs in pairs
-    examined = 0
-    while examined < NEAR_CANDIDATES_PER_PAGE:
-        batch = min(NEAR_CANDIDATE_BATCH, NEAR_CANDIDATES_PER_PAGE - examined)
-        rows = graph.read(
-            "health/near_duplicate_candidates", scope=scope, maxGroup=NEAR_GROUP_PARAGRAPHS,
-            after=cursor, limit=batch,
-        )  # fmt: skip
-        for row in rows:
-            examined += 1
-            cursor = str(row["pairKey"])
-            pair = _confirmed(row, sets)
-            if pair is None:
-                continue
-            found.append((cursor, pair))
+    for row in rows:
+        pair = _confirmed(row, sets)
+        if pair is not None:
+            found.append((str(row["pairKey"]), pair))
             if len(found) > limit:
                 return SectionPage(items=[p for _, p in found[:limit]],
                                    next_after=found[limit - 1][0])  # fmt: skip
-        if len(rows) < batch:
-            return SectionPage(items=[p for _, p in found], next_after=None)
-    return SectionPage(items=[p for _, p in found], next_after=cursor)
+    more = len(rows) == NEAR_CANDIDATES_PER_PAGE
+    return SectionPage(items=[p for _, p in found],
+                       next_after=str(rows[-1]["pairKey"]) if more else None)  # fmt: skip
 
 
 def _confirmed(row: dict[str, Any], sets: dict[str, frozenset[str]]) -> NearDuplicate | None:
