@@ -41,7 +41,7 @@ from service.pipeline.conflicts import (
 )
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
 from service.pipeline.graph_context import GraphContext, Neighbour
-from service.pipeline.plan import QueryPlan
+from service.pipeline.plan import QueryPlan, is_request
 from service.pipeline.procedure import find_procedure
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
@@ -92,10 +92,17 @@ def augment_documents(
             + [n.document_id for n in neighbours if n.document_id]
         )
     )
-    rows = document_rows(graph, wanted)
+    searched = _procedure_documents(retrieval, plan, settings)
+    rows = document_rows(graph, list(dict.fromkeys(wanted + searched)))
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
+    procedure = _procedure_fragment(documents, searched, retrieval, plan)
+    # A document read only to look for the procedure stays out of the evidence (and out of the
+    # conflict scan) unless the procedure is its own.
+    kept = {*wanted, *([procedure.document_id] if procedure is not None else [])}
+    rows = [r for r in rows if r["documentId"] in kept]
+    documents = {d: paragraphs for d, paragraphs in documents.items() if d in kept}
     observed = {h.citation_id for h in retrieval.hits}
     observed |= {paragraph_citation(r) for r in rows}
 
@@ -127,7 +134,6 @@ def augment_documents(
             fragments.append(_joined("adjacent_context", window, hit, "window", hit.score))
             taken.update(r["paragraphId"] for r in window)
 
-    procedure = _procedure_fragment(documents, retrieval, plan, settings)
     if procedure is not None:
         fragments.append(procedure)
 
@@ -167,31 +173,32 @@ def augment_documents(
 
 def _procedure_fragment(
     documents: Mapping[str, Sequence[Row]],
+    searched: Sequence[str],
     retrieval: Retrieval,
     plan: QueryPlan,
-    settings: PipelineSettings,
 ) -> Fragment | None:
     """A how-to question's whole procedure, as direct support ranked above every span: the
-    best-scored one of the first `procedure_documents` hit documents (procedure.py). A question
-    with no intent cue and no asked-for value ("taking the rotor out of the centrifuge") gets
-    one when the best hit is one of the steps of an ordered (not bulleted) procedure whose
+    best-scored one of the `searched` documents (procedure.py). A request without a how-to cue
+    ("hang the GreenLoop in my garage", "saving the router configuration to a file") asks for it
+    as much as "how do I ..." does. A question with no intent cue and no asked-for value gets
+    one only when the best hit is one of the steps of an ordered (not bulleted) procedure whose
     headings name some of it."""
-    generic = plan.intent == "generic" and plan.answer_type is None
-    if not (plan.intent == "how_to" or generic) or not retrieval.hits:
+    if not searched:
         return None
+    asked = _asks_for_steps(plan)
     hit_ids = [h.paragraph_id for h in retrieval.hits]
-    order = list(dict.fromkeys(h.document_id for h in retrieval.hits))
     found = [
-        (rank, p) for rank, d in enumerate(order[: settings.procedure_documents])
-        if (p := find_procedure(documents.get(d, []), hit_ids, plan.terms)) is not None
+        (rank, p) for rank, d in enumerate(searched)
+        if (p := find_procedure(documents.get(d, []), hit_ids, plan.terms,
+                                asked=asked and rank == 0)) is not None
     ]  # fmt: skip
     if not found:
         return None
     _, best = max(found, key=lambda f: f[1].score - 0.25 * f[0])
     inside = any(str(r["paragraphId"]) == hit_ids[0] for r in best.rows)
-    # Without a cue, only an ordered procedure that holds the best hit answers the question
-    # (a bulleted list of references or notes is no procedure).
-    if generic and not (inside and best.layout != "bulleted" and best.named >= 0.3):
+    # A question without a cue is answered by a procedure only when it holds the best hit (a
+    # bulleted list of references or notes is no procedure).
+    if not asked and not (inside and best.layout != "bulleted" and best.named >= 0.3):
         return None
     top = retrieval.hits[0]
     kp = next(
@@ -209,6 +216,30 @@ def _procedure_fragment(
         heading_path=best.heading_path,
         procedure_named=best.named,
     )
+
+
+def _asks_for_steps(plan: QueryPlan) -> bool:
+    return plan.intent == "how_to" or (
+        plan.intent == "generic" and plan.answer_type is None and is_request(plan.query)
+    )
+
+
+def _procedure_documents(
+    retrieval: Retrieval, plan: QueryPlan, settings: PipelineSettings
+) -> list[str]:
+    """Where the procedure is looked for. For a how-to or a request: the first
+    `procedure_documents` of the fused document ranking, past the documents the evidence spans
+    came from (a page named by its heading alone, "Backflushing the group head", ranks behind
+    pages that repeat the question's other words). For a question without a cue: the hit
+    documents only, since its procedure must hold the best hit."""
+    if not retrieval.hits or settings.procedure_documents <= 0:
+        return []
+    if _asks_for_steps(plan):
+        return [d for d, _ in retrieval.documents[: settings.procedure_documents]]
+    if plan.intent != "generic" or plan.answer_type is not None:
+        return []
+    hit_documents = dict.fromkeys(h.document_id for h in retrieval.hits)
+    return list(hit_documents)[: settings.procedure_documents]
 
 
 def _radius(plan: QueryPlan, settings: PipelineSettings) -> int:

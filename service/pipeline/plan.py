@@ -187,6 +187,27 @@ class QueryPlan(msgspec.Struct, frozen=True, kw_only=True):
     forms: tuple[str, ...] = ()
 
 
+# A question opens with an interrogative or an auxiliary ("where should I put ...", "is the
+# lid ...", "who sang ..."), or asks to be told ("explain water glass", "tell me about optical
+# bench drift", "optical bench drift overview"); a request to do something does neither ("hang
+# the controller in my garage", "saving the router configuration to a file").
+_ASKING = re.compile(
+    r"^\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|am|do|does|did|can|"
+    r"could|will|would|shall|should|may|might|must|has|have|had|name|list|tell me|tell us|"
+    r"explain|describe|define|summari[sz]e|outline|give me an? (?:overview|summary))\b|"
+    r"\b(?:overview|summary|introduction|definition|explanation|meaning|details|information|"
+    r"info)\W*$|[?？]\s*$|^\s*[^\x00-\x7f]",
+    re.IGNORECASE,
+)
+
+
+def is_request(query: str) -> bool:
+    """The query asks for something to be done, not to be told something: it neither opens
+    with an interrogative, an auxiliary or a verb of telling, nor ends with a question mark or
+    a noun of telling (text in other scripts is treated as a question)."""
+    return _ASKING.search(query) is None
+
+
 def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
     text = " ".join(query.split())
     reasons: list[str] = []

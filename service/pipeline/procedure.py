@@ -92,12 +92,18 @@ class Procedure(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def find_procedure(
-    rows: Sequence[Row], hit_paragraphs: Sequence[str], terms: Sequence[str]
+    rows: Sequence[Row],
+    hit_paragraphs: Sequence[str],
+    terms: Sequence[str],
+    *,
+    asked: bool = False,
 ) -> Procedure | None:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
     three best hits (paragraph ids, best first), the one that names most, a better hit inside or
-    in its section breaking ties; None when there is none."""
+    in its section breaking ties; None when there is none. `asked`: the question asks for steps
+    and this is its best document, so a laid-out block (not running text) qualifies when it
+    names a fifth of the terms or holds one of the three best hits."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     best: tuple[float, Procedure] | None = None
     for layout, block, starts in _blocks(ordered):
@@ -110,7 +116,13 @@ def find_procedure(
         named = _coverage(block, _rows_before(ordered, block), terms)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
-        if named < 0.5 and not (hit_rank is not None and hit_rank <= 2 and named >= 0.2):
+        held = hit_rank is not None and hit_rank <= 2
+        # Asked for steps, a laid-out procedure needs to name less of the question
+        # ("taking the rotor out" / "Removing a rotor"); running text is a procedure only by
+        # inference, so it must name as much as ever.
+        laid_out = asked and layout != "instructions"
+        some = named >= 0.2
+        if not (named >= 0.5 or (held and some) or (laid_out and (held or some))):
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near

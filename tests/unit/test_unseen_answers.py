@@ -12,7 +12,7 @@ from service.answer.sentences import EvidenceSentence
 from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
-from service.pipeline.plan import key_terms, plan_query
+from service.pipeline.plan import is_request, key_terms, plan_query
 from service.pipeline.procedure import find_procedure
 from service.pipeline.scope_words import is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
@@ -130,6 +130,28 @@ def test_imperatives_and_walkthroughs_are_how_to_questions() -> None:
     assert plan_query("tell me about optical bench drift", "s").intent != "how_to"
 
 
+@pytest.mark.parametrize(
+    ("query", "asks_to_do"),
+    [
+        ("hang the GreenLoop in my garage", True),
+        ("saving the router configuration to a file", True),
+        ("the power went out and the lid is locked, get my samples out", True),
+        ("yearly preventive maintenance checklist for the C12", True),
+        ("where should I put the tubes so the centrifuge does not wobble", False),
+        ("who sang the song in the commercial", False),
+        ("is the jug dishwasher safe", False),
+        ("the warranty of the optical bench?", False),
+        ("tell me what the warranty covers", False),
+        ("tell me about optical bench drift", False),
+        ("explain water glass", False),
+        ("optical bench drift overview", False),
+        ("保修期多长", False),
+    ],
+)
+def test_a_request_is_told_from_a_question(query: str, asks_to_do: bool) -> None:
+    assert is_request(query) is asks_to_do
+
+
 def _rows(*blocks: tuple[str, str, tuple[str, ...]]) -> list[dict[str, Any]]:
     rows, offset = [], 0
     for ordinal, (kind, text, path) in enumerate(blocks):
@@ -214,6 +236,23 @@ def test_a_typo_still_names_the_right_procedure() -> None:
     )
     found = find_procedure(rows, ["p2"], ("clean", "brurs"))
     assert found is not None and found.heading_path == ("Manual", "Cleaning the burrs")
+
+
+def test_a_requested_procedure_need_not_name_the_question_in_its_heading() -> None:
+    """A request, "taking the rotor out": the heading "Removing a rotor" names only "rotor".
+    A question's search keeps only blocks whose headings name it; a request's (or a how-to's)
+    takes a laid-out block holding one of the best hits all the same."""
+    rows = _rows(
+        ("paragraph", "Never drop the rotor.", ("Rotors", "Installing a rotor")),
+        ("list", "- Insert the key.\n- Turn it anticlockwise.\n- Lift the rotor.",
+         ("Rotors", "Removing a rotor")),
+        ("paragraph", "Condensation dries overnight.", ("Rotors", "Removing a rotor")),
+    )  # fmt: skip
+    terms = ("taking", "rotor", "centrifuge")
+    assert find_procedure(rows, ["p0"], terms) is None
+    found = find_procedure(rows, ["p0"], terms, asked=True)
+    assert found is not None and found.heading_path == ("Rotors", "Removing a rotor")
+    assert len(found.step_starts) == 3
 
 
 def test_one_heading_per_step_is_one_procedure() -> None:
