@@ -46,6 +46,7 @@ from service.pipeline.procedure import find_procedure
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
 from service.text.facts import Fact, Passage
+from service.text.furniture import page_furniture
 from service.text.spans import best_span, citation_id, term_keys
 
 __all__ = [
@@ -94,6 +95,9 @@ def augment_documents(
     )
     searched = _procedure_documents(retrieval, plan, settings)
     rows = document_rows(graph, list(dict.fromkeys(wanted + searched)))
+    # Running heads and feet of a converted PDF are neither evidence nor facts.
+    furniture = page_furniture(rows)
+    rows = [r for r in rows if r["paragraphId"] not in furniture]
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
@@ -111,6 +115,8 @@ def augment_documents(
     sections: set[tuple[str, tuple[str, ...]]] = set()
     radius = _radius(plan, settings)
     for hit in retrieval.hits:
+        if hit.paragraph_id in furniture:
+            continue
         paragraphs = documents.get(hit.document_id, [])
         taken = used.setdefault(hit.document_id, set())
         fragments.append(_direct(hit))

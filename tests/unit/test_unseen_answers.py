@@ -17,6 +17,7 @@ from service.pipeline.procedure import find_procedure
 from service.pipeline.scope_words import is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
+from service.text.furniture import page_furniture
 from service.text.language import foreign_to, language_of
 from service.text.vocabulary import english_words
 
@@ -374,3 +375,18 @@ def test_a_how_to_without_steps_is_answered_as_its_page_opens() -> None:
     chosen = [s.text for _, s in select("how_to", plan_query("How do I change opacity?", "s"),
                                         pool, AnswerSettings())]  # fmt: skip
     assert texts[3] in chosen and texts[0] in chosen and len(chosen) >= 3
+
+
+def test_running_heads_of_a_converted_pdf_are_page_furniture() -> None:
+    rows = [
+        {"paragraphId": "p0", "kind": "paragraph", "text": "Norvik N7 User Manual 54"},
+        {"paragraphId": "p1", "kind": "paragraph", "text": "Portrait mode blurs the background."},
+        {"paragraphId": "p2", "kind": "paragraph", "text": "Chapter 5 Network 57"},
+        {"paragraphId": "p3", "kind": "paragraph", "text": "Connections 22"},
+        {"paragraphId": "p4", "kind": "paragraph", "text": "Connections 23"},
+        {"paragraphId": "p5", "kind": "paragraph", "text": "Tray 2"},
+        {"paragraphId": "p6", "kind": "paragraph", "text": "Maximum load 25"},
+        {"paragraphId": "p7", "kind": "list", "text": "Step 1 of 3"},
+        {"paragraphId": "p8", "kind": "paragraph", "text": "The tray holds up to 250 sheets."},
+    ]
+    assert page_furniture(rows) == {"p0", "p2", "p3", "p4"}
