@@ -5,7 +5,8 @@ Manual 54", "Chapter 5 Network 57". Quoted in an answer it is noise, and compare
 scan it is two "values" of one sentence. Such a line is a paragraph of one short line with no
 sentence punctuation that ends in a page number, and either it repeats (the same words with
 another number stand elsewhere in what was read) or it reads as a title: three words or more,
-each capitalised but for small function words ("Chapter 14 Specifications 125"). "Tray 2" or
+each capitalised but for small function words ("Altamira LP-540 User's Guide 22"), or a
+numbered chapter or section ("Chapter 3 Paper handling 29"). "Tray 2" or
 "Maximum load 25" alone on a line is left alone.
 """
 
@@ -22,6 +23,8 @@ _MAX_WORDS = 10
 _SMALL_WORDS = frozenset(
     ["a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"]
 )
+# "Chapter 3 Paper handling 29": a numbered part of the book, then the page.
+_NUMBERED_PART = re.compile(r"^(?:chapter|section|part|appendix)\s+[\dA-Z]{1,3}\s", re.IGNORECASE)
 # Words without sentence punctuation, then a page number closing the line.
 _RUNNING_LINE = re.compile(r"^[^\n.!?:;|#>*`\[\]]{2,100}?\s\d{1,4}$")
 
@@ -37,8 +40,9 @@ def _key(row: Mapping[str, Any]) -> str | None:
 
 def _title(text: str) -> bool:
     words = text.split()
-    return len(words) >= 3 and all(
-        w[0].isupper() or w[0].isdigit() or w.lower() in _SMALL_WORDS for w in words
+    return len(words) >= 3 and (
+        _NUMBERED_PART.match(text) is not None
+        or all(w[0].isupper() or w[0].isdigit() or w.lower() in _SMALL_WORDS for w in words)
     )
 
 

@@ -388,5 +388,6 @@ def test_running_heads_of_a_converted_pdf_are_page_furniture() -> None:
         {"paragraphId": "p6", "kind": "paragraph", "text": "Maximum load 25"},
         {"paragraphId": "p7", "kind": "list", "text": "Step 1 of 3"},
         {"paragraphId": "p8", "kind": "paragraph", "text": "The tray holds up to 250 sheets."},
+        {"paragraphId": "p9", "kind": "paragraph", "text": "Chapter 3 Paper handling 29"},
     ]
-    assert page_furniture(rows) == {"p0", "p2", "p3", "p4"}
+    assert page_furniture(rows) == {"p0", "p2", "p3", "p4", "p9"}
