@@ -54,9 +54,12 @@ _ARTIFACT = re.compile(
     r"遵从您的指示|最终输出|所有推理过程|推理过程|以下为|作为(?:一个)?(?:AI|人工智能)",
     re.IGNORECASE,
 )
-# A page talking about itself or its upkeep, not about the subject.
+# A page talking about itself or its upkeep, not about the subject. "The page shows a counter"
+# (a web page in the product) and "The document feeder holds 50 sheets" are about the subject.
 _META = re.compile(
-    r"^(?:this|the) (?:page|document|note|article|collection|section|file|list)\b|"
+    r"^this (?:page|document|note|article|collection|section|file|list)\b|"
+    r"^the (?:page|document|note|article|collection|section|file|list) (?:is|was) "
+    r"(?:maintained|kept|written|edited|updated|collected|compiled)\b|"
     r"\bmaintained by\b|\breaders are welcome\b|\bsuggest corrections\b|\bthis page\b",
     re.IGNORECASE,
 )
@@ -234,7 +237,7 @@ def public_text(quote: str) -> str:
     text = _EMPHASIS.sub("", text)
     text = " ".join(text.split())
     # NQ-style tokenised text: "Buccaneers , the" -> "Buccaneers, the"
-    text = re.sub(r"\s+([,.;:!?)\]])", r"\1", text)
+    text = re.sub(r"\s+([,.;:!?)\]])(?=\s|$)", r"\1", text)  # not "the .nhf file"
     text = re.sub(r"([(\[])\s+", r"\1", text)
     if not _STEP.match(text):
         text = _LABEL.sub("", text)

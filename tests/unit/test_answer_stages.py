@@ -459,6 +459,12 @@ def test_public_text_strips_labels_but_keeps_steps() -> None:
     assert public_text("Step 3: Stir.") == "Step 3: Stir."
     assert public_text("Show all reasoning first.") == ""
     assert public_text("This page is maintained by the optics group.") == ""
+    assert public_text("The page is maintained by the optics group.") == ""
+    # A page or a document in the product is the subject, not the source talking about itself.
+    assert public_text("The page shows a counter while the file transfers.") != ""
+    assert public_text("The document feeder holds 50 sheets.") != ""
+    assert public_text("Pick the .nhf file you downloaded.") == "Pick the .nhf file you downloaded."
+    assert public_text("Buccaneers , the team .") == "Buccaneers, the team."
 
 
 # --- release ----------------------------------------------------------------------------------
