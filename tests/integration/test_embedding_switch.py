@@ -63,7 +63,11 @@ def app(settings: Settings, graph: Graph) -> Iterator[tuple[TestClient[Any], App
         ApiKey(name="admin", sha256=hash_key(ADMIN), scopes=(ALL_SCOPES,), write=True),
         ApiKey(name="scoped", sha256=hash_key(SCOPED), scopes=(SCOPE,), write=True),
     )
-    test_settings = msgspec.structs.replace(settings, api=ApiSettings(keys=keys))
+    # No rate limit: two clients ask back to back for as long as the switch runs, and a fast
+    # machine would pass the default 600 a minute (a 429 is not what this test is about).
+    test_settings = msgspec.structs.replace(
+        settings, api=ApiSettings(keys=keys, rate_limit_requests=0)
+    )
     resources = AppResources(test_settings, graph=graph, embedder=roster)
     for path, text in DOCUMENTS.items():
         ingest_file_text(graph, roster, SCOPE, path, text.encode(), settings.ingest)
