@@ -1,6 +1,6 @@
 """Answers on plain pages nobody tuned for: the suites of tests/data/, asked as a client asks.
 
-    .venv/bin/python bench/unseen_pages.py [--suites procedures,answer_types,injection,manuals]
+    .venv/bin/python bench/unseen_pages.py [--suites procedures,answer_types,...,manuals]
                                            [--skip-ingest] [--url http://127.0.0.1:8000]
 
 Each suite's `kb/` is ingested as one scope (`unseen-<suite>`, each manual its own scope) the
@@ -11,11 +11,15 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
   within the step bound (tests/data/procedures, 4+ wordings each, one with a typo);
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
+- answer_types_holdout, answer_types_holdout2: the same figures on sets written without sight
+  of the answer path's rules (their README.md); docs/benchmarks.md says which of them a rule
+  was ever chosen on;
 - injection: relays of any part of an attack, and real questions refused;
 - manuals: `conflict` among all answers (the manuals are consistent), statuses, and token F1
   against the gold sentences beside the plain extract of the gold page (its first 4 sentences).
 
-No parameter of the answer path was chosen on these suites; they were written before it ran.
+The suites were written before the answer path ran on them, but later rules were chosen by
+reading their failures (docs/benchmarks.md says which).
 Outcomes go to bench/out/unseen/<suite>.jsonl, the table to bench/out/unseen_pages.json.
 """
 
@@ -48,7 +52,10 @@ from service.text.spans import split_sentences
 
 DATA = project_root() / "tests" / "data"
 OUT = project_root() / "bench" / "out"
-SUITES = ("procedures", "answer_types", "injection", "manuals")
+SUITES = (
+    "procedures", "answer_types", "answer_types_holdout", "answer_types_holdout2", "injection",
+    "manuals",
+)  # fmt: skip
 MANUALS = ("phone", "printer", "heatpump")
 TOP_K = 10
 Ask = Callable[[str, str], dict[str, Any]]
@@ -92,8 +99,8 @@ def procedures(ask: Ask, scope: str) -> dict[str, Any]:
     }
 
 
-def answer_types(ask: Ask, scope: str) -> dict[str, Any]:
-    cases: list[TypedCase] = read_cases(DATA / "answer_types" / "cases.jsonl", TypedCase)
+def answer_types(ask: Ask, scope: str, folder: str = "answer_types") -> dict[str, Any]:
+    cases: list[TypedCase] = read_cases(DATA / folder / "cases.jsonl", TypedCase)
     rows = []
     for case in cases:
         response = ask(case.question, scope)
@@ -181,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown suites: {', '.join(sorted(set(wanted) - set(SUITES)))}")
     folders = {"procedures": [("unseen-procedures", DATA / "procedures" / "kb")],
                "answer_types": [("unseen-answer-types", DATA / "answer_types" / "kb")],
+               **{name: [(f"unseen-{name.replace('_', '-')}", DATA / name / "kb")]
+                  for name in ("answer_types_holdout", "answer_types_holdout2")},
                "injection": [("unseen-injection", DATA / "injection_multilingual" / "kb")],
                "manuals": [(f"unseen-{m}", DATA / "consistent_manuals" / m / "kb")
                            for m in MANUALS]}  # fmt: skip
@@ -213,6 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs: dict[str, Callable[[], dict[str, Any]]] = {
             "procedures": lambda: procedures(ask, "unseen-procedures"),
             "answer_types": lambda: answer_types(ask, "unseen-answer-types"),
+            "answer_types_holdout": lambda: answer_types(
+                ask, "unseen-answer-types-holdout", "answer_types_holdout"
+            ),
+            "answer_types_holdout2": lambda: answer_types(
+                ask, "unseen-answer-types-holdout2", "answer_types_holdout2"
+            ),
             "injection": lambda: injection(ask, "unseen-injection"),
             "manuals": lambda: manuals(ask, MANUALS),
         }

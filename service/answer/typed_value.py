@@ -9,6 +9,8 @@ when the best evidence was already uncertain to answer the question at all, an a
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Literal
 
 import msgspec
@@ -19,7 +21,7 @@ from service.pipeline.plan import QueryPlan
 from service.text.answer_types import holds_instance, names_attribute, unit_word
 from service.text.language import function_word
 
-__all__ = ["TypedValue", "check_typed_value", "missing_value_caveat"]
+__all__ = ["TypedValue", "check_typed_value", "identifiers", "missing_value_caveat"]
 
 Outcome = Literal["untyped", "present", "missing"]
 
@@ -31,14 +33,20 @@ class TypedValue(msgspec.Struct, frozen=True, kw_only=True):
     sentences: tuple[int, ...] = ()  # answer sentences holding a value of the type
 
 
-def check_typed_value(plan: QueryPlan, draft: Draft) -> TypedValue:
+def check_typed_value(
+    plan: QueryPlan, draft: Draft, pages: Mapping[str, str] | None = None
+) -> TypedValue:
+    """`pages`: paragraph id -> the whole text of its document, for the identifiers a page
+    names elsewhere (_names_identifiers; an empty mapping skips that part)."""
     kind = plan.answer_type
     if kind is None:
         return TypedValue(expected=None, noun="", outcome="untyped")
     sentences = draft.sentences
+    pages = pages or {}
     holding = tuple(
         i for i, s in enumerate(sentences)
         if s.kind in ("evidence", "conflict", "generated") and holds_instance(s.text, kind)
+        and _names_identifiers(s, plan, _page(s, pages))
         and (_about(s, plan) or (i > 0 and _same_paragraph(sentences[i - 1], s)
                                  and _about(sentences[i - 1], plan)))
     )  # fmt: skip
@@ -53,22 +61,99 @@ def _about(sentence: DraftSentence, plan: QueryPlan) -> bool:
     kilograms") is the asked type, which holds_instance checks, not a subject; with nothing
     else asked, the sentence must name the asked attribute ("weighs" for "how heavy"). The
     sentence before it in its paragraph may name it instead (check_typed_value)."""
-    title = next((e.heading_path[0] for e in sentence.evidence if e.heading_path), "")
+    title = _title_of(sentence)
     in_title = stems(title)
     asked = [
         t for t in plan.terms
-        if not function_word(t) and not unit_word(t) and not has_term(title, t, in_title)
+        if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
+        and not has_term(title, t, in_title)
     ]  # fmt: skip
     if not asked:  # only the page's subject and the type: the attribute must be the asked one
         return plan.answer_type is None or names_attribute(sentence.text, plan.answer_type)
-    words = stems(sentence.text)
-    return 2 * sum(1 for t in asked if has_term(sentence.text, t, words)) >= len(asked)
+    # A sentence under "## Meeting rooms" is about meeting rooms.
+    text = " ".join((sentence.text, *(h for e in sentence.evidence for h in e.heading_path[1:])))
+    words = stems(text)
+    return 2 * sum(1 for t in asked if has_term(text, t, words)) >= len(asked)
 
 
 def _same_paragraph(a: DraftSentence, b: DraftSentence) -> bool:
     """b continues a's paragraph ("The X200 has a two-year warranty. It covers ..."): its
     value may be about what a names."""
-    return bool({e.paragraph_id for e in a.evidence} & {e.paragraph_id for e in b.evidence})
+    same = bool({e.paragraph_id for e in a.evidence} & {e.paragraph_id for e in b.evidence})
+    return same
+
+
+def _title_of(sentence: DraftSentence) -> str:
+    return next((e.heading_path[0] for e in sentence.evidence if e.heading_path), "")
+
+
+def _names_identifiers(sentence: DraftSentence, plan: QueryPlan, page: str) -> bool:
+    """An identifier the question asks about ("Harbour 6.0", "version 2 of the API") must be
+    named by the sentence that holds the value, or by its page's title, when the sentence
+    names a sibling of it or its page names it elsewhere: the release date of 5.8.2 answers
+    nothing about 6.0, nor does the release schedule on a page that speaks of 6.0 in another
+    sentence. A sentence of a page that never names it ("the printer prints 24 pages a
+    minute", in the LP-540's manual) is not contradicted."""
+    asked = identifiers(plan.query)
+    if not asked:
+        return True
+    named = identifiers(sentence.text) | identifiers(_title_of(sentence))
+    elsewhere = identifiers(page)
+    return all(
+        i in named or not (i in elsewhere or any(kind == i[0] for kind, _ in named)) for i in asked
+    )
+
+
+def identifiers(text: str) -> set[tuple[str, str]]:
+    """(kind, lower-cased token) of the identifiers in `text`: dotted numbers ("5.8.2"),
+    letter-digit codes ("A5", "LP-540", "v2"), and numbers after a noun that numbers things
+    ("version 2", "floor 3"); not values ("300 km", "30 June 2025")."""
+    found = {
+        ("dotted", m.group(0)) for m in _DOTTED.finditer(text)
+        if not _is_unit(text[m.end():].split(maxsplit=1)[0] if text[m.end():].strip() else "")
+    }  # fmt: skip
+    for m in _CODE.finditer(text):  # siblings share a shape: "A4"/"A5", "LP-540"/"LP-560"
+        code = m.group(0).lower()
+        found.add((re.sub(r"\d+", "#", code), code))
+    found |= {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(text)}
+    return found
+
+
+def _is_unit(word: str) -> bool:
+    word = word.strip(".,;:?!()").lower()
+    return unit_word(word) or _TIME_UNIT.fullmatch(word) is not None
+
+
+_TIME_UNIT = re.compile(
+    r"(?:second|minute|hour|day|week|month|year|km|m|kg|g|l|ml|mm|cm|gb|mb|v|w)s?", re.IGNORECASE
+)
+_DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
+_CODE = re.compile(
+    r"(?<![\w.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z\d]+(?:-[A-Za-z\d]+)*(?![\w-])"
+)
+_NUMBERED = re.compile(
+    r"\b(version|model|release|generation|gen|series|phase|level|stage|step|room|floor|"
+    r"building|line|platform|gate|bay|zone|type|class|mark|mk|tier|plan|channel|port|slot)"
+    r"\s+(\d+)(?![\w.]|\.\d)",
+    re.IGNORECASE,
+)
+
+
+def _page(sentence: DraftSentence, pages: Mapping[str, str]) -> str:
+    """The whole text of the sentence's page, with its headings ("" when not read)."""
+    page = next((pages[e.paragraph_id] for e in sentence.evidence if e.paragraph_id in pages), "")
+    return " ".join((page, *(h for e in sentence.evidence for h in e.heading_path)))
+
+
+# Nouns that name the asked type ("what time", "which version", "the warranty period"): the
+# value stands for them, a sentence need not repeat them.
+_TYPE_NOUNS = frozenset(
+    re.findall(
+        r"\w+",
+        "time times date day days year years month version versions release period duration "
+        "frequency number amount value name place location size length weight price",
+    )
+)
 
 
 def missing_value_caveat(typed: TypedValue) -> DraftSentence:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol, TypedDict
 
@@ -312,7 +312,7 @@ def answer_question(
     if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
-    typed = check_typed_value(plan, draft)
+    typed = check_typed_value(plan, draft, _pages(paragraphs))
     lacks = typed.outcome == "missing" and review.degradation in ("none", "partial_coverage")
     if not abstaining and lacks:
         # Neither surely on point nor holding the asked value: no answer.
@@ -520,3 +520,12 @@ def _abstention(
     if not quoted or review.status != "insufficient":
         return f"{lead}: no sentence of the evidence found could be quoted as an answer."
     return f"{lead}: the sources found do not support an answer."
+
+
+def _pages(paragraphs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Paragraph id -> the text of its whole document, as read for this answer."""
+    texts: dict[str, list[str]] = {}
+    for row in paragraphs:
+        texts.setdefault(str(row["documentId"]), []).append(str(row["text"]))
+    pages = {d: "\n".join(t) for d, t in texts.items()}
+    return {str(r["paragraphId"]): pages[str(r["documentId"])] for r in paragraphs}

@@ -185,7 +185,8 @@ _ROLE = re.compile(
     r"[A-Z][a-z]+ (?:Ltd|Inc|GmbH|AG|LLC|Corp)\b)",
     re.IGNORECASE,
 )
-_SINGLE_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
+# A capitalised word before a model code ("Corva P2", "Resa M1") names a product, not a person.
+_SINGLE_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b(?!\s+[A-Z0-9-]*\d)")
 # A place: a spatial preposition ("under the sink", "behind the cover"), a weak one ("in",
 # "at", "on", "from") before a name, a number or a place noun ("in Western Asia", "on the 4th
 # floor", "in the top drawer"), a menu path ("Settings > Apps"), or a noun that names a place

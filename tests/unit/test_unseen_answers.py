@@ -9,7 +9,7 @@ import pytest
 
 from service.answer.composer import Draft, DraftSentence
 from service.answer.sentences import EvidenceSentence
-from service.answer.typed_value import check_typed_value
+from service.answer.typed_value import check_typed_value, identifiers
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
@@ -90,6 +90,46 @@ def test_an_irregular_verb_form_names_the_asked_act() -> None:
     assert check_typed_value(plan, written).outcome == "present"
     sung = _draft("The song was sung by Mara Quill in a single night.", "Harbour Song")
     assert check_typed_value(plan, sung).outcome == "missing"
+
+
+def test_a_sibling_identifier_is_not_the_asked_one() -> None:
+    """The release date of 5.8.2 answers nothing about 6.0, nor the retirement of version 1
+    anything about version 2; a sentence naming no identifier of the kind is not judged by it,
+    unless its page names the asked one elsewhere."""
+    released = _draft("The version currently live is 5.8.2, released on 3 February 2026.",
+                      "Harbour Release Process")  # fmt: skip
+    assert check_typed_value(plan_query("When was Harbour 5.8.2 released?", "s"),
+                             released).outcome == "present"  # fmt: skip
+    assert check_typed_value(plan_query("When will Harbour 6.0 be released?", "s"),
+                             released).outcome == "missing"  # fmt: skip
+    retired = _draft("Version 1 of the API was retired on 30 June 2025.", "Ledgerline API")
+    two = plan_query("When will version 2 of the Ledgerline API be retired?", "s")
+    assert check_typed_value(two, retired).outcome == "missing"
+    assert check_typed_value(plan_query("When was version 1 of the API retired?", "s"),
+                             retired).outcome == "present"  # fmt: skip
+    speed = _draft("The printer prints 24 pages per minute in normal mode.", "Print speed")
+    model = plan_query("How many pages per minute does the LP-540 print?", "s")
+    assert check_typed_value(model, speed).outcome == "present"
+    spoken = {"p": "Print speed. The printer prints 24 pages per minute. The LP-560 is faster."}
+    assert check_typed_value(model, speed, spoken).outcome == "present"
+    schedule = _draft("We release Harbour every two weeks, on Tuesdays.", "Harbour Releases")
+    pages = {"p": "We release Harbour every two weeks, on Tuesdays. Work on 6.0 has started."}
+    six = plan_query("When will Harbour 6.0 be released?", "s")
+    assert check_typed_value(six, schedule, pages).outcome == "missing"
+
+
+def test_identifiers_are_codes_and_numbered_things_not_values() -> None:
+    assert identifiers("Is firmware 2.2.0 on the A5 model, floor 3?") == {
+        ("dotted", "2.2.0"), ("a#", "a5"), ("floor", "3")
+    }  # fmt: skip
+    assert identifiers("It holds 1.7 litres, weighs 2.5 kg, since 30 June 2025.") == set()
+
+
+def test_a_capitalised_word_before_a_model_code_is_a_product_not_a_person() -> None:
+    kind = expected_type("Who runs the induction for the resin printer?")
+    assert kind is not None
+    assert not holds_instance("We have three Corva P2 printers and one Resa M1 printer.", kind)
+    assert holds_instance("Printer maintenance is led by Tomás Ferreira.", kind)
 
 
 @pytest.mark.parametrize(
