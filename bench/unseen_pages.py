@@ -53,8 +53,8 @@ from service.text.spans import split_sentences
 DATA = project_root() / "tests" / "data"
 OUT = project_root() / "bench" / "out"
 SUITES = (
-    "procedures", "answer_types", "answer_types_holdout", "answer_types_holdout2", "injection",
-    "manuals",
+    "procedures", "answer_types", "answer_types_holdout", "answer_types_holdout2",
+    "answer_types_holdout3", "injection", "manuals",
 )  # fmt: skip
 MANUALS = ("phone", "printer", "heatpump")
 TOP_K = 10
@@ -189,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     folders = {"procedures": [("unseen-procedures", DATA / "procedures" / "kb")],
                "answer_types": [("unseen-answer-types", DATA / "answer_types" / "kb")],
                **{name: [(f"unseen-{name.replace('_', '-')}", DATA / name / "kb")]
-                  for name in ("answer_types_holdout", "answer_types_holdout2")},
+                  for name in ("answer_types_holdout", "answer_types_holdout2",
+                               "answer_types_holdout3")},
                "injection": [("unseen-injection", DATA / "injection_multilingual" / "kb")],
                "manuals": [(f"unseen-{m}", DATA / "consistent_manuals" / m / "kb")
                            for m in MANUALS]}  # fmt: skip
@@ -227,6 +228,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
             "answer_types_holdout2": lambda: answer_types(
                 ask, "unseen-answer-types-holdout2", "answer_types_holdout2"
+            ),
+            "answer_types_holdout3": lambda: answer_types(
+                ask, "unseen-answer-types-holdout3", "answer_types_holdout3"
             ),
             "injection": lambda: injection(ask, "unseen-injection"),
             "manuals": lambda: manuals(ask, MANUALS),

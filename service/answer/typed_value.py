@@ -18,7 +18,7 @@ import msgspec
 from service.answer.composer import Draft, DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
-from service.text.answer_types import holds_instance, names_attribute, unit_word
+from service.text.answer_types import AnswerType, holds_instance, names_attribute, unit_word
 from service.text.language import function_word
 
 __all__ = ["TypedValue", "check_typed_value", "identifiers", "missing_value_caveat"]
@@ -43,37 +43,75 @@ def check_typed_value(
         return TypedValue(expected=None, noun="", outcome="untyped")
     sentences = draft.sentences
     pages = pages or {}
+    quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
+    shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
     holding = tuple(
         i for i, s in enumerate(sentences)
-        if s.kind in ("evidence", "conflict", "generated") and holds_instance(s.text, kind)
+        if quoted[i] and holds_instance(s.text, kind)
         and _names_identifiers(s, plan, _page(s, pages))
-        and (_about(s, plan) or (i > 0 and _same_paragraph(sentences[i - 1], s)
-                                 and _about(sentences[i - 1], plan)))
+        and (_about(s, shares[i], plan) or (i > 0 and _same_paragraph(sentences[i - 1], s)
+                                            and _about(sentences[i - 1], shares[i - 1], plan)))
+        and not _better_named_without_value(i, sentences, shares, kind, quoted)
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
 
 
-def _about(sentence: DraftSentence, plan: QueryPlan) -> bool:
+def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> bool:
     """The sentence names at least half of what the question asks about beyond its page's
     subject: "six months" in "new engineers have a probation period of six months" is no
     answer to how long the security training takes. A unit the question names ("in
     kilograms") is the asked type, which holds_instance checks, not a subject; with nothing
     else asked, the sentence must name the asked attribute ("weighs" for "how heavy"). The
     sentence before it in its paragraph may name it instead (check_typed_value)."""
+    if share is None:  # only the page's subject and the type: the attribute must be the asked one
+        return plan.answer_type is None or names_attribute(sentence.text, plan.answer_type)
+    return share >= 0.5
+
+
+def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
+    """The share of what the question asks about beyond the sentence's page title that the
+    sentence names (None when the question asks about nothing else)."""
     title = _title_of(sentence)
     in_title = stems(title)
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
-        and not has_term(title, t, in_title)
+        and t not in _GRAMMAR and not has_term(title, t, in_title)
     ]  # fmt: skip
-    if not asked:  # only the page's subject and the type: the attribute must be the asked one
-        return plan.answer_type is None or names_attribute(sentence.text, plan.answer_type)
+    if not asked:
+        return None
     # A sentence under "## Meeting rooms" is about meeting rooms.
     text = " ".join((sentence.text, *(h for e in sentence.evidence for h in e.heading_path[1:])))
     words = stems(text)
-    return 2 * sum(1 for t in asked if has_term(text, t, words)) >= len(asked)
+    return sum(1 for t in asked if has_term(text, t, words) or _formed_alike(t, words)) / len(asked)
+
+
+def _formed_alike(term: str, words: set[str]) -> bool:
+    """'stocktake' against 'stocktaking', 'installed' against 'installation': one word
+    formed another way, which the crude stem does not join."""
+    root = term[: max(5, len(term) - 2)]
+    return len(term) >= 6 and any(w.startswith(root) for w in words)
+
+
+def _better_named_without_value(
+    i: int,
+    sentences: tuple[DraftSentence, ...],
+    shares: list[float | None],
+    kind: AnswerType,
+    quoted: list[bool],
+) -> bool:
+    """Another quoted sentence names the question's subject better and gives no value of the
+    type: that sentence is about the asked subject, and sentence i's value about a sibling
+    ("Vans are available at a higher hourly rate, shown in the app" beside "Hourly rate:
+    EUR 6.50" for the cars). The sentence just before i in its paragraph is its lead-in ("The
+    X200 has a warranty. It lasts two years."), not a rival."""
+    share = shares[i] or 0.0
+    return any(
+        quoted[j] and (other or 0.0) > share and not holds_instance(sentences[j].text, kind)
+        and not (j == i - 1 and _same_paragraph(sentences[j], sentences[i]))
+        for j, other in enumerate(shares) if j != i
+    )  # fmt: skip
 
 
 def _same_paragraph(a: DraftSentence, b: DraftSentence) -> bool:
@@ -150,8 +188,19 @@ def _page(sentence: DraftSentence, pages: Mapping[str, str]) -> str:
 _TYPE_NOUNS = frozenset(
     re.findall(
         r"\w+",
-        "time times date day days year years month version versions release period duration "
-        "frequency number amount value name place location size length weight price",
+        "time times date dates day days year years month months hour hours version versions "
+        "release period duration frequency number amount value name place location size length "
+        "weight price",
+    )
+)
+# Prepositions, particles and quantifiers: grammar, not a part of what is asked ("switch over",
+# "every year").
+_GRAMMAR = frozenset(
+    re.findall(
+        r"\w+",
+        "after before during until since under over above below into onto within without "
+        "through across per via against along among around every each any some all both "
+        "still already also just only even again away back up down out off now ever yet",
     )
 )
 

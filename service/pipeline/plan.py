@@ -218,7 +218,7 @@ def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
     elif _CAUSAL.search(text):
         intent = "causal"
         reasons.append("intent=causal: cause/why cue")
-    elif _HOW_TO.search(text) or _IMPERATIVE.search(text):
+    elif (_HOW_TO.search(text) or _IMPERATIVE.search(text)) and not _asks_a_value(text):
         intent = "how_to"
         reasons.append("intent=how_to: procedure cue")
     elif _DEFINITION.search(text):
@@ -248,6 +248,23 @@ def plan_query(query: str, scope: str, depth: Depth | None = None) -> QueryPlan:
         reasons=tuple(reasons),
         answer_type=None if intent in ("how_to", "compare") else expected_type(text),
     )
+
+
+def _asks_a_value(text: str) -> bool:
+    """A wh-question for a typed value whose only procedure cue is a word of its subject ("At
+    what time does the inverter install updates?", "How long does the descaling procedure
+    take?") asks for the value, not the steps; "how do I ..." still asks for steps."""
+    if _ASKS_HOW.search(text):
+        return False
+    kind = expected_type(text)
+    return kind is not None and kind.name != "yes_no"
+
+
+_ASKS_HOW = re.compile(
+    r"\bhow (?:to|do i|do you|can i|should i|would i|do we|can we)\b|\bwalk me through\b|"
+    r"\bteach me\b|\bshow me how\b|\bguide me\b|\bwhat (?:do i|should i) (?:do|need to do)\b",
+    re.IGNORECASE,
+)
 
 
 def key_terms(text: str) -> tuple[str, ...]:

@@ -18,6 +18,8 @@ from typing import Literal
 
 import msgspec
 
+from service.text.language import language_of
+
 __all__ = [
     "AnswerType", "TypeName", "expected_type", "holds_instance", "names_attribute", "unit_word",
 ]  # fmt: skip
@@ -91,7 +93,8 @@ _DURATION_CUE = re.compile(
     r"\b(?:warranty|guarantee) (?:period|term|length)\b|\bwhat is the (?:warranty|guarantee)\b|"
     r"\bhow many (?:seconds|"
     r"minutes|hours|days|weeks|months|years)\b|\bduration\b|\bperiod\b|\blifespan\b|"
-    r"\blife ?time\b|\bhow soon\b|\bhow quickly\b|\btime (?:does it|it) takes?\b",
+    r"\blife ?time\b|\bhow soon\b|\bhow quickly\b|\btime (?:does it|it) takes?\b|"
+    r"\bhow much (?:notice|time)\b",
     re.IGNORECASE,
 )
 _FREQUENCY_CUE = re.compile(
@@ -100,31 +103,41 @@ _FREQUENCY_CUE = re.compile(
     re.IGNORECASE,
 )
 _TIME_CUE = re.compile(
-    r"\bwhat time\b|\bat what time\b|\b(?:opening|office|business|service) hours\b|"
-    r"\bwhat hours?\b|\bwhen (?:does|do|will) (?:\w+ ){0,4}(?:open|close|start|begin|end|run)\b",
+    r"\bwhat times?\b|\bat what times?\b|\b(?:opening|office|business|service) hours\b|"
+    r"\bwhat hours?\b|\bwhen (?:does|do|will) (?:\w+ ){0,4}(?:open|close|start|begin|end|run)\b|"
+    r"\bhow (?:late|early)\b|\bwhat(?:'s| is) the (?:latest|earliest)(?: time\b|\s+(?:i|you|we)\b)",
     re.IGNORECASE,
 )
 _DATE_CUE = re.compile(
-    r"\bwhat (?:date|day|year|month)\b|\bwhich (?:date|day|year|month)\b|\bin what year\b|"
-    r"\bsince when\b|\bby when\b|\bwhen (?:was|were|did|will)\b|\bdeadline\b",
+    r"\bwhat (?:date|day|year|month)s?\b|\bwhich (?:date|day|year|month)s?\b|\bin what year\b|"
+    r"\bsince when\b|\bby when\b|\bwhen (?:was|were|did|will)\b|\bdeadline\b|"
+    # "When is 6.0 coming out?", "When is rent due?", "When does the term begin?"
+    r"\bwhen (?:is|are|does|do) (?:\w+[ .]){0,6}?(?:due|released?|launch(?:ed|es)?|out|"
+    r"planned|expected|scheduled|begins?|starts?|ends?|finish(?:es)?|available|go(?:es)? live)\b",
     re.IGNORECASE,
 )
 _VERSION_CUE = re.compile(
-    r"\b(?:which|what) (?:\w+ )?(?:version|release|firmware|build)\b|\bversion (?:number|of)\b|"
+    r"\b(?:which|what)(?:'s| is)? (?:the )?(?:(?!(?:dates?|times?|days?|years?|months?) )"
+    r"[\w-]+ ){0,4}?(?:version|release|firmware|build)\b|"
+    r"\bversion (?:number|of)\b|"
     r"\bminimum (?:\w+ )?version\b",
     re.IGNORECASE,
 )
 _PERSON_CUE = re.compile(
-    r"^\W*(?:who|whom|whose)\b(?!\s+(?:is|are|was|were)\s+(?:the\s+)?\w+\s*\??$)"
-    r"(?!\s+(?:were|are)\b)|\b(?:whom|whose)\b|\bwhich (?:person|team|department|group|"
-    r"company|manufacturer|vendor|engineer|contact)\b|\b(?:contact person|responsible for)\b",
+    r"(?:^|[,;:]\s*)\W*(?:who|whom|whose)\b(?!\s+(?:is|are|was|were)\s+(?:the\s+)?\w+\s*\??$)"
+    r"(?!\s+(?:were|are)\b)|\b(?:whom|whose)\b|\bwhich (?:of the )?(?:\w+ )?(?:person|people|"
+    r"team|department|group|company|manufacturer|vendor|engineer|contact|doctor|dentist|vet|"
+    r"nurse|teacher|trainer|instructor|coach|officer|manager|member of staff|staff member)s?\b|"
+    r"\b(?:contact person|responsible for)\b|\bwhat(?:'s| is) the name of\b",
     re.IGNORECASE,
 )
 _PLACE_CUE = re.compile(
     r"^\W*where\b|\bwhere\b|\b(?:which|what) (?:room|building|floor|location|country|city|place|"
-    r"address|folder|directory|menu|port|socket|slot)\b|\blocated\b",
+    r"address|folder|directory|menu|port|socket|slot|bay|gate|platform|entrance|door)\b|"
+    r"\blocated\b",
     re.IGNORECASE,
 )
+_WHEN = re.compile(r"^\W*when\b|\bwhen (?:is|are|does|do|will|was|were|did)\b", re.IGNORECASE)
 # "Where did the word come from?" asks for an origin (a story, a source, a language), which
 # no pattern decides; "where is it made" asks for a place.
 _ORIGIN = re.compile(
@@ -134,17 +147,18 @@ _ORIGIN = re.compile(
 )
 _QUANTITY_CUE = re.compile(
     r"\bhow (?:many|much|big|large|small|heavy|tall|high|wide|deep|far|long|hot|cold|fast|"
-    r"thick|loud|bright|old)\b|\bwhat(?:'s| is| are)? (?:the )?(?:maximum |minimum |max |min |"
-    r"recommended |rated |nominal |default |total |average )?(?:weight|capacity|size|length|"
-    r"width|height|depth|diameter|voltage|power|wattage|temperature|pressure|speed|price|cost|"
-    r"fee|number|amount|range|distance|volume|resolution|dimensions?|current|load|limit)\b|"
+    r"thick|loud|bright|old)\b|\bwhat(?:'s| is| are)? (?:the )?(?:[\w-]+ ){0,2}?(?:weight|"
+    r"capacity|size|length|width|height|depth|diameter|voltage|power|wattage|temperature|"
+    r"pressure|speed|price|cost|fee|fare|rate|deposit|charge|rent|number|amount|range|distance|"
+    r"volume|resolution|dimensions?|current|load|limit)\b|\bwhat (?:does|do|will|would) "
+    r"(?:[\w-]+ ){1,6}?cost\b|"
     r"\bin (?:metres|meters|kilograms|kg|grams|litres|liters|degrees|celsius|fahrenheit|watts|"
     r"volts|inches|feet|centimetres|centimeters|millimetres|millimeters|dollars|euros|pounds|"
-    r"minutes|hours|seconds|days|gb|mb)\b",
+    r"minutes|hours|seconds|days|gb|mb|mbps|gbps|rpm|mph|km/h|ml|kwh|watts)\b",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
-    r"^\W*(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have|had|may|must|"
+    r"^\W*(?:is|are|am|was|were|does|do|did|can|could|should|will|would|has|have|had|may|must|"
     r"shall)\b",
     re.IGNORECASE,
 )
@@ -232,19 +246,19 @@ def expected_type(question: str) -> AnswerType | None:
     """The type of value the question asks for; None when its wording names none (a how-to,
     a definition, a question in another language)."""
     text = " ".join(question.split())
-    if not text.isascii():
+    if not text.isascii() and language_of(text) != "en":  # "Industriestraße" in English is fine
         return None
     if match := _FREQUENCY_CUE.search(text):
         return AnswerType(name="frequency", noun="frequency", cue=match.group(0))
     if (match := _DURATION_CUE.search(text)) and not _unit_named(text, exclude=("time",)):
         noun = "warranty period" if re.search(r"warrant|guarantee", text, re.I) else "duration"
         return AnswerType(name="duration", noun=noun, cue=match.group(0))
+    if match := _VERSION_CUE.search(text):
+        return AnswerType(name="version", noun="version", cue=match.group(0))
     if match := _QUANTITY_CUE.search(text):
         return _quantity(text, match.group(0))
     if match := _TIME_CUE.search(text):
         return AnswerType(name="time", noun="time", cue=match.group(0))
-    if match := _VERSION_CUE.search(text):
-        return AnswerType(name="version", noun="version", cue=match.group(0))
     if match := _PERSON_CUE.search(text):
         return AnswerType(name="person", noun="person or team", cue=match.group(0))
     if match := _DATE_CUE.search(text):
@@ -253,12 +267,16 @@ def expected_type(question: str) -> AnswerType | None:
         return AnswerType(name="place", noun="place", cue=match.group(0))
     if match := _YES_NO.search(text):
         return AnswerType(name="yes_no", noun="answer", cue=match.group(0).strip())
+    if match := _WHEN.search(text):  # any other "when ...": a date or a time answers it
+        return AnswerType(name="date", noun="date or time", families=("time",), cue=match.group(0))
     return None
 
 
 def holds_instance(text: str, kind: AnswerType) -> bool:
     """Whether `text` (a sentence of the answer) holds a value of the asked type."""
     pattern = _PATTERNS.get(kind.name)
+    if kind.name == "date" and "time" in kind.families and _TIME.search(text):
+        return True  # a bare "when ..." is answered by a time as well as a date
     return bool(pattern.search(text)) if pattern else _HOLDS[kind.name](text, kind)
 
 
@@ -316,7 +334,12 @@ def _has_quantity(text: str, kind: AnswerType) -> bool:
     if not kind.families:  # a count ("how many jurors") or an amount: any figure
         return bool(re.search(_NUMBER, text, re.IGNORECASE))
     units = "|".join(_UNITS[f] for f in kind.families)
+    if "money" in kind.families and _MONEY_FIRST.search(text):  # "£5.40", "EUR 6.50"
+        return True
     return bool(re.search(rf"{_NUMBER}\s?(?:-\s?)?(?:{units})(?![a-z])", text, re.IGNORECASE))
+
+
+_MONEY_FIRST = re.compile(r"(?:[$€£¥]|\b(?:usd|eur|gbp|chf|kr)\b)\s?\d", re.IGNORECASE)
 
 
 def _has_duration(text: str, _kind: AnswerType) -> bool:

@@ -41,6 +41,23 @@ from service.text.vocabulary import english_words
         ("Is the jug dishwasher safe?", "yes_no"),
         ("What is water glass?", None),
         ("水玻璃是什么？", None),
+        ("Was kostet eine Fahrkarte nach München?", None),  # not English
+        ("What are the opening hours of the depot at Industriestraße 40?", "time"),
+        ("What does a seat on the club minibus cost?", "quantity"),
+        ("what's the hourly price for renting one of the vans", "quantity"),
+        ("how much notice do I need to give to move my appointment", "duration"),
+        ("Between which dates is the library shut?", "date"),
+        ("When is firmware 2.7.0 going to be released?", "date"),
+        ("When is plot rent due?", "date"),
+        ("On what date did firmware 2.2.0 come out?", "date"),
+        ("At what times are the nurse clinics held?", "time"),
+        ("What is the latest version of the app?", "version"),
+        ("What version number will the next firmware update have?", "version"),
+        ("The projector is broken, who should I tell?", "person"),
+        ("Which of the vets treats guinea pigs?", "person"),
+        ("What's the name of the practice manager?", "person"),
+        ("Which bay is the car in at the station?", "place"),
+        ("Am I allowed to wear a wetsuit in the pool?", "yes_no"),
     ],
 )
 def test_expected_type_read_from_the_wording(question: str, kind: str | None) -> None:
@@ -59,14 +76,17 @@ def test_a_quantity_needs_the_asked_unit_family() -> None:
 
 
 def _draft(text: str, title: str) -> Draft:
+    return Draft(profile="generic", sentences=(_sentence(text, title),))
+
+
+def _sentence(text: str, title: str, paragraph: str = "p") -> DraftSentence:
     evidence = EvidenceSentence(
-        quote=text, text=text, start=0, end=len(text), line=1, end_line=1, paragraph_id="p",
+        quote=text, text=text, start=0, end=len(text), line=1, end_line=1, paragraph_id=paragraph,
         citation_id="c", fragment_id="f", role="direct_support", document_id="d",
         document_version=1, path="d.md", heading_path=(title,), knowledge_point_id=None,
         relation=None, kind="paragraph", order=0, label="", step=None,
     )  # fmt: skip
-    sentence = DraftSentence(text=text, kind="evidence", evidence=(evidence,))
-    return Draft(profile="generic", sentences=(sentence,))
+    return DraftSentence(text=text, kind="evidence", evidence=(evidence,))
 
 
 def test_a_unit_the_question_names_is_the_asked_type_not_its_subject() -> None:
@@ -90,6 +110,36 @@ def test_an_irregular_verb_form_names_the_asked_act() -> None:
     assert check_typed_value(plan, written).outcome == "present"
     sung = _draft("The song was sung by Mara Quill in a single night.", "Harbour Song")
     assert check_typed_value(plan, sung).outcome == "missing"
+
+
+def test_a_bare_when_is_answered_by_a_date_or_a_time() -> None:
+    kind = expected_type("When does the router look for new firmware each night?")
+    assert kind is not None and kind.name == "date"
+    assert holds_instance("It checks for updates at 03:00.", kind)
+    assert not holds_instance("It checks for updates when it is idle.", kind)
+
+
+def test_a_typed_question_with_a_procedure_word_asks_for_the_value() -> None:
+    """ "install" or "procedure" in a wh-question for a value is its subject; "how do I"
+    still asks for steps."""
+    timed = plan_query("At what time of night does the inverter install firmware updates?", "s")
+    assert timed.intent == "generic" and timed.answer_type is not None
+    assert plan_query("How long does the descaling procedure take?", "s").intent == "generic"
+    assert plan_query("How do I install the firmware update?", "s").intent == "how_to"
+
+
+def test_a_value_beside_a_better_named_sentence_without_one_is_a_siblings() -> None:
+    """ "Minibuses are rented at a higher hourly price, shown in the app" names them; the
+    hourly rate quoted beside it is the cars'."""
+    plan = plan_query("What is the hourly price for renting a minibus?", "s")
+    rate = _sentence("The hourly rate when renting is EUR 6.50.", "Pricing", "p1")
+    vans = _sentence("Minibuses are rented at a higher hourly price, shown in the app.", "Pricing",
+                     "p2")  # fmt: skip
+    assert check_typed_value(plan, Draft(profile="generic", sentences=(rate,))).outcome == (
+        "present"
+    )
+    both = Draft(profile="generic", sentences=(rate, vans))
+    assert check_typed_value(plan, both).outcome == "missing"
 
 
 def test_a_sibling_identifier_is_not_the_asked_one() -> None:
