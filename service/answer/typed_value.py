@@ -77,7 +77,7 @@ def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
-        and t not in _GRAMMAR and not has_term(title, t, in_title)
+        and t not in _GRAMMAR and t not in _LIGHT_VERBS and not has_term(title, t, in_title)
     ]  # fmt: skip
     if not asked:
         return None
@@ -191,6 +191,15 @@ _TYPE_NOUNS = frozenset(
         "time times date dates day days year years month months hour hours version versions "
         "release period duration frequency number amount value name place location size length "
         "weight price",
+    )
+)
+# Verbs that say little of their own ("how long does it take", "what do I need"): the subject
+# is in the words around them.
+_LIGHT_VERBS = frozenset(
+    re.findall(
+        r"\w+",
+        "take takes taking took taken make makes made get gets got have has had do does did "
+        "need needs needed use uses used go goes went come comes came give gives gave put puts",
     )
 )
 # Prepositions, particles and quantifiers: grammar, not a part of what is asked ("switch over",

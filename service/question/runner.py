@@ -314,6 +314,12 @@ def answer_question(
         draft = Draft(profile=draft.profile, sentences=())
     typed = check_typed_value(plan, draft, _pages(paragraphs))
     lacks = typed.outcome == "missing" and review.degradation in ("none", "partial_coverage")
+    if not abstaining and _value_settles(typed, review):
+        # The asked value, about the asked subject, is quoted: words of the question the
+        # evidence does not repeat ("grown-up", "wormed") are no part left unanswered.
+        review = msgspec.structs.replace(review, status="sufficient", degradation="none")
+        kept = tuple(s for s in draft.sentences if s.slot != "coverage")
+        draft = Draft(profile=draft.profile, sentences=kept)
     if not abstaining and lacks:
         # Neither surely on point nor holding the asked value: no answer.
         if review.uncertain and review.degradation == "none":
@@ -477,6 +483,17 @@ def _better(after: SufficiencyReview, before: SufficiencyReview) -> bool:
     """Adopt the recovered pass when it is at least as good and not worse in score."""
     a, b = _STATUS_RANK[after.status], _STATUS_RANK[before.status]
     return a > b or (a == b and after.score > before.score)
+
+
+def _value_settles(typed: TypedValue, review: SufficiencyReview) -> bool:
+    """A typed question's answer holds its value about its subject (check_typed_value), and
+    the review found it partial only because the evidence does not repeat some of its words."""
+    failed = {g.name for g in review.gates if not g.passed}
+    return (
+        typed.outcome == "present"
+        and review.degradation == "partial_coverage"
+        and failed == {"direct_evidence_coverage"}
+    )
 
 
 def _status(review: SufficiencyReview, abstaining: bool, draft: Draft) -> str:

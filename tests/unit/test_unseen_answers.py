@@ -9,6 +9,7 @@ import pytest
 
 from service.answer.composer import Draft, DraftSentence
 from service.answer.sentences import EvidenceSentence
+from service.answer.sufficiency.terms import has_term, stems
 from service.answer.typed_value import check_typed_value, identifiers
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
@@ -481,3 +482,13 @@ def test_running_heads_of_a_converted_pdf_are_page_furniture() -> None:
         {"paragraphId": "p9", "kind": "paragraph", "text": "Chapter 3 Paper handling 29"},
     ]
     assert page_furniture(rows) == {"p0", "p2", "p3", "p4", "p9"}
+
+
+@pytest.mark.parametrize(
+    ("question_word", "page_word"),
+    [("take", "takes"), ("release", "released"), ("replace", "replacing"), ("close", "closes")],
+)
+def test_a_word_and_its_inflection_share_a_stem(question_word: str, page_word: str) -> None:
+    """ "How long does it take" is named by "it takes"; a dropped final e made them differ."""
+    text = f"The cycle {page_word} place at night."
+    assert has_term(text, question_word, stems(text))

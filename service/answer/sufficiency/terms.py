@@ -14,6 +14,8 @@ def _stem(word: str) -> str:
     'write'), enough to match a key term against the words of one sentence."""
     word = _IRREGULAR.get(word, word)
     stem = _SUFFIX.sub("", word)
+    if len(stem) > 3 and stem.endswith("e"):  # "take", "takes" -> "tak"; "release(d)" -> "releas"
+        stem = stem[:-1]
     return stem if len(stem) >= 3 else word
 
 
