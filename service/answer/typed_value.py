@@ -1,7 +1,8 @@
 """check_typed_value: does the answer hold a value of the type its question asks for?
 
-"How long is the warranty?" is answered by a sentence with a duration in it, not by the page's
-paragraph about the kettle's capacity. The check runs on the released draft: an answer whose
+"How long is the warranty?" is answered by a sentence with a duration in it about the asked
+subject, not by the page's paragraph about the kettle's capacity, nor by the battery's warranty
+beside a question about the frame's. The check runs on the released draft: an answer whose
 quoted sentences hold no value of the asked type is `partial`, naming the value it lacks, or,
 when the best evidence was already uncertain to answer the question at all, an abstention
 (docs/evidence.md, "Answer types").
@@ -19,9 +20,10 @@ from service.answer.composer import Draft, DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.text.answer_types import AnswerType, holds_instance, names_attribute, unit_word
+from service.text.identifiers import identifiers
 from service.text.language import function_word
 
-__all__ = ["TypedValue", "check_typed_value", "identifiers", "missing_value_caveat"]
+__all__ = ["TypedValue", "check_typed_value", "missing_value_caveat"]
 
 Outcome = Literal["untyped", "present", "missing"]
 
@@ -117,8 +119,7 @@ def _better_named_without_value(
 def _same_paragraph(a: DraftSentence, b: DraftSentence) -> bool:
     """b continues a's paragraph ("The X200 has a two-year warranty. It covers ..."): its
     value may be about what a names."""
-    same = bool({e.paragraph_id for e in a.evidence} & {e.paragraph_id for e in b.evidence})
-    return same
+    return bool({e.paragraph_id for e in a.evidence} & {e.paragraph_id for e in b.evidence})
 
 
 def _title_of(sentence: DraftSentence) -> str:
@@ -140,41 +141,6 @@ def _names_identifiers(sentence: DraftSentence, plan: QueryPlan, page: str) -> b
     return all(
         i in named or not (i in elsewhere or any(kind == i[0] for kind, _ in named)) for i in asked
     )
-
-
-def identifiers(text: str) -> set[tuple[str, str]]:
-    """(kind, lower-cased token) of the identifiers in `text`: dotted numbers ("5.8.2"),
-    letter-digit codes ("A5", "LP-540", "v2"), and numbers after a noun that numbers things
-    ("version 2", "floor 3"); not values ("300 km", "30 June 2025")."""
-    found = {
-        ("dotted", m.group(0)) for m in _DOTTED.finditer(text)
-        if not _is_unit(text[m.end():].split(maxsplit=1)[0] if text[m.end():].strip() else "")
-    }  # fmt: skip
-    for m in _CODE.finditer(text):  # siblings share a shape: "A4"/"A5", "LP-540"/"LP-560"
-        code = m.group(0).lower()
-        found.add((re.sub(r"\d+", "#", code), code))
-    found |= {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(text)}
-    return found
-
-
-def _is_unit(word: str) -> bool:
-    word = word.strip(".,;:?!()").lower()
-    return unit_word(word) or _TIME_UNIT.fullmatch(word) is not None
-
-
-_TIME_UNIT = re.compile(
-    r"(?:second|minute|hour|day|week|month|year|km|m|kg|g|l|ml|mm|cm|gb|mb|v|w)s?", re.IGNORECASE
-)
-_DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
-_CODE = re.compile(
-    r"(?<![\w.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z\d]+(?:-[A-Za-z\d]+)*(?![\w-])"
-)
-_NUMBERED = re.compile(
-    r"\b(version|model|release|generation|gen|series|phase|level|stage|step|room|floor|"
-    r"building|line|platform|gate|bay|zone|type|class|mark|mk|tier|plan|channel|port|slot)"
-    r"\s+(\d+)(?![\w.]|\.\d)",
-    re.IGNORECASE,
-)
 
 
 def _page(sentence: DraftSentence, pages: Mapping[str, str]) -> str:

@@ -10,7 +10,7 @@ import pytest
 from service.answer.composer import Draft, DraftSentence
 from service.answer.sentences import EvidenceSentence
 from service.answer.sufficiency.terms import has_term, stems
-from service.answer.typed_value import check_typed_value, identifiers
+from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
@@ -19,6 +19,7 @@ from service.pipeline.scope_words import is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.furniture import page_furniture
+from service.text.identifiers import identifiers
 from service.text.language import foreign_to, language_of
 from service.text.vocabulary import english_words
 
