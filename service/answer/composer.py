@@ -609,7 +609,7 @@ def _one_sided(text: str, values: set[str]) -> bool:
 
 def sentence_end(text: str) -> str:
     text = text.strip()
-    return text if text[-1:] in ".!?。！？:;)\"'" else text + "."
+    return text if text[-1:] in ".!?。！？;:)\"'।॥؟۔" else text + "."
 
 
 def _bounded(sentences: Sequence[DraftSentence], settings: AnswerSettings) -> list[DraftSentence]:

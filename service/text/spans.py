@@ -51,8 +51,10 @@ _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?=\S)")
 _TABLE_DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 _CLOSERS = "\"')]}*_`”’»」』）》】〕"
-_TERMINATOR = re.compile(f"(?:[。！？；]+|[.!?…]+)[{re.escape(_CLOSERS)}]*")
-_CJK_STOPS = frozenset("。！？；")
+_TERMINATOR = re.compile(f"(?:[。！？；।॥؟۔]+|[.!?…]+)[{re.escape(_CLOSERS)}]*")
+# Marks that end a sentence wherever they stand: Chinese and Japanese, the Devanagari danda
+# (Hindi), the Arabic question mark and the Urdu full stop.
+_CJK_STOPS = frozenset("。！？；।॥؟۔")
 # Never end a sentence after these ("e.g. Neo4j", "Dr. Smith", "A vs. B").
 _ABBREVIATIONS = frozenset(
     re.findall(r"\S+", "e.g i.e cf viz vs dr mr mrs ms prof sr jr st al approx resp")
@@ -95,7 +97,7 @@ def split_sentences(text: str) -> list[Sentence]:
     """Sentences of a paragraph with exact offsets, in order.
 
     English ends (. ! ? before whitespace, not after abbreviations, inside decimals or
-    versions) and Chinese ends (。！？；); Markdown list items, table rows and headings are
+    versions), Chinese ends (。！？；) and the danda (।); Markdown list items, table rows and headings are
     units of their own, a fenced code block is one unit, a table's delimiter row is skipped.
     """
     return list(_sentences(text))

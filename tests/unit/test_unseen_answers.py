@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from service.answer.composer import Draft, DraftSentence
+from service.answer.composer import Draft, DraftSentence, sentence_end
+from service.answer.relevance import relevant
 from service.answer.sentences import EvidenceSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.answer.typed_value import check_typed_value
@@ -21,6 +22,7 @@ from service.text.facts import Passage
 from service.text.furniture import page_furniture
 from service.text.identifiers import identifiers
 from service.text.language import foreign_to, language_of
+from service.text.spans import split_sentences
 from service.text.vocabulary import english_words
 
 
@@ -493,3 +495,15 @@ def test_a_word_and_its_inflection_share_a_stem(question_word: str, page_word: s
     """ "How long does it take" is named by "it takes"; a dropped final e made them differ."""
     text = f"The cycle {page_word} place at night."
     assert has_term(text, question_word, stems(text))
+
+
+def test_a_danda_ends_a_hindi_sentence_and_a_hindi_word_keeps_its_vowel_signs() -> None:
+    """A Hindi page is split at its danda, and its sentences name the question's words: the
+    vowel signs that `\\w` does not match stay inside the word."""
+    text = "तुलसी को धूप बहुत पसंद है। इसे ऐसी जगह रखें जहाँ धूप आती हो।"
+    assert [s.text for s in split_sentences(text)] == [
+        "तुलसी को धूप बहुत पसंद है।", "इसे ऐसी जगह रखें जहाँ धूप आती हो।"
+    ]  # fmt: skip
+    plan = plan_query("गर्मियों में तुलसी के पौधे को कितना पानी देना चाहिए?", "s")
+    assert relevant("तुलसी को धूप बहुत पसंद है।", plan)
+    assert sentence_end("तुलसी को धूप बहुत पसंद है।") == "तुलसी को धूप बहुत पसंद है।"
