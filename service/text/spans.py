@@ -97,8 +97,9 @@ def split_sentences(text: str) -> list[Sentence]:
     """Sentences of a paragraph with exact offsets, in order.
 
     English ends (. ! ? before whitespace, not after abbreviations, inside decimals or
-    versions), Chinese ends (。！？；) and the danda (।); Markdown list items, table rows and headings are
-    units of their own, a fenced code block is one unit, a table's delimiter row is skipped.
+    versions), Chinese ends (。！？；) and the danda (।); Markdown list items, table rows and
+    headings are units of their own, a fenced code block is one unit, a table's delimiter row
+    is skipped.
     """
     return list(_sentences(text))
 
