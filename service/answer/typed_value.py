@@ -64,10 +64,12 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     subject: "six months" in "new engineers have a probation period of six months" is no
     answer to how long the security training takes. A unit the question names ("in
     kilograms") is the asked type, which holds_instance checks, not a subject; with nothing
-    else asked, the sentence must name the asked attribute ("weighs" for "how heavy"). The
+    else asked, a quantity's sentence must name the asked attribute ("weighs" for "how heavy";
+    a duration is its own attribute: "how long does a charge take"). The
     sentence before it in its paragraph may name it instead (check_typed_value)."""
+    kind = plan.answer_type
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
-        return plan.answer_type is None or names_attribute(sentence.text, plan.answer_type)
+        return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)
     return share >= 0.5
 
 

@@ -507,3 +507,11 @@ def test_a_danda_ends_a_hindi_sentence_and_a_hindi_word_keeps_its_vowel_signs() 
     plan = plan_query("गर्मियों में तुलसी के पौधे को कितना पानी देना चाहिए?", "s")
     assert relevant("तुलसी को धूप बहुत पसंद है।", plan)
     assert sentence_end("तुलसी को धूप बहुत पसंद है।") == "तुलसी को धूप बहुत पसंद है।"
+
+
+def test_a_duration_needs_no_attribute_word_when_the_title_names_the_subject() -> None:
+    """ "How long does a wireless charge take?" under "Wireless charging": the duration is the
+    asked attribute; "how tall" still needs a height."""
+    plan = plan_query("How long does a wireless charge take?", "s")
+    charge = _draft("A full wireless charge takes about three hours.", "Wireless charging")
+    assert check_typed_value(plan, charge).outcome == "present"
