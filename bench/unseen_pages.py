@@ -11,7 +11,7 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
   within the step bound (tests/data/procedures, 4+ wordings each, one with a typo);
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
-- answer_types_holdout, answer_types_holdout2: the same figures on sets written without sight
+- answer_types_holdout, _holdout2, _holdout3: the same figures on sets written without sight
   of the answer path's rules (their README.md); docs/benchmarks.md says which of them a rule
   was ever chosen on;
 - injection: relays of any part of an attack, and real questions refused;
@@ -26,6 +26,7 @@ Outcomes go to bench/out/unseen/<suite>.jsonl, the table to bench/out/unseen_pag
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -52,10 +53,8 @@ from service.text.spans import split_sentences
 
 DATA = project_root() / "tests" / "data"
 OUT = project_root() / "bench" / "out"
-SUITES = (
-    "procedures", "answer_types", "answer_types_holdout", "answer_types_holdout2",
-    "answer_types_holdout3", "injection", "manuals",
-)  # fmt: skip
+BLIND_SETS = ("answer_types_holdout", "answer_types_holdout2", "answer_types_holdout3")
+SUITES = ("procedures", "answer_types", *BLIND_SETS, "injection", "manuals")
 MANUALS = ("phone", "printer", "heatpump")
 TOP_K = 10
 Ask = Callable[[str, str], dict[str, Any]]
@@ -176,6 +175,10 @@ def manuals(ask: Ask, names: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def _scope(suite: str) -> str:
+    return "unseen-" + suite.replace("_", "-")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suites", default=",".join(SUITES), help=", ".join(SUITES))
@@ -188,9 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown suites: {', '.join(sorted(set(wanted) - set(SUITES)))}")
     folders = {"procedures": [("unseen-procedures", DATA / "procedures" / "kb")],
                "answer_types": [("unseen-answer-types", DATA / "answer_types" / "kb")],
-               **{name: [(f"unseen-{name.replace('_', '-')}", DATA / name / "kb")]
-                  for name in ("answer_types_holdout", "answer_types_holdout2",
-                               "answer_types_holdout3")},
+               **{name: [(_scope(name), DATA / name / "kb")] for name in BLIND_SETS},
                "injection": [("unseen-injection", DATA / "injection_multilingual" / "kb")],
                "manuals": [(f"unseen-{m}", DATA / "consistent_manuals" / m / "kb")
                            for m in MANUALS]}  # fmt: skip
@@ -223,15 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs: dict[str, Callable[[], dict[str, Any]]] = {
             "procedures": lambda: procedures(ask, "unseen-procedures"),
             "answer_types": lambda: answer_types(ask, "unseen-answer-types"),
-            "answer_types_holdout": lambda: answer_types(
-                ask, "unseen-answer-types-holdout", "answer_types_holdout"
-            ),
-            "answer_types_holdout2": lambda: answer_types(
-                ask, "unseen-answer-types-holdout2", "answer_types_holdout2"
-            ),
-            "answer_types_holdout3": lambda: answer_types(
-                ask, "unseen-answer-types-holdout3", "answer_types_holdout3"
-            ),
+            **{
+                name: functools.partial(answer_types, ask, _scope(name), name)
+                for name in BLIND_SETS
+            },
             "injection": lambda: injection(ask, "unseen-injection"),
             "manuals": lambda: manuals(ask, MANUALS),
         }

@@ -31,6 +31,7 @@ from service.pipeline.plan import QueryPlan
 from service.text.answer_types import holds_instance
 from service.text.language import foreign_to, function_word, language_of
 from service.text.relation_labels import compact_key
+from service.text.tokens import spaced_words
 
 __all__ = ["off_question", "relevant"]
 
@@ -66,20 +67,13 @@ def _names(text: str, term: str) -> bool:
         return has_term(text, term, stems(text)) or (
             len(term) > 3 and compact_key(term) in compact_key(text)
         )
-    if " " not in term and term in _words(text):
+    if " " not in term and term in spaced_words(text):
         return True
     return any(
         run[i : i + 2] in text for run in _IDEOGRAPHS.findall(term) for i in range(len(run) - 1)
     )
 
 
-def _words(text: str) -> set[str]:
-    """Whitespace-separated words without their punctuation: a Devanagari word keeps its vowel
-    signs, which `\\w` does not match ("तुलसी" is one word, not "त", "ल", "स")."""
-    return {w.strip(_PUNCTUATION) for w in text.lower().split()}
-
-
-_PUNCTUATION = "\"'()[]{}<>.,;:!?…।॥،؛؟۔、，。！？；：「」『』-—–*_`"
 # Han and katakana runs carry the content of Chinese and Japanese text; hiragana is grammar.
 _IDEOGRAPHS = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u30a0-\u30ff]{2,}")
 

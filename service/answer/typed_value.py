@@ -39,18 +39,19 @@ def check_typed_value(
     plan: QueryPlan, draft: Draft, pages: Mapping[str, str] | None = None
 ) -> TypedValue:
     """`pages`: paragraph id -> the whole text of its document, for the identifiers a page
-    names elsewhere (_names_identifiers; an empty mapping skips that part)."""
+    names elsewhere (_names_identifiers; read only when the question names one)."""
     kind = plan.answer_type
     if kind is None:
         return TypedValue(expected=None, noun="", outcome="untyped")
     sentences = draft.sentences
     pages = pages or {}
+    asked_ids = identifiers(plan.query)
     quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
     shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i] and holds_instance(s.text, kind)
-        and _names_identifiers(s, plan, _page(s, pages))
+        and _names_identifiers(s, asked_ids, pages)
         and (_about(s, shares[i], plan) or (i > 0 and _same_paragraph(sentences[i - 1], s)
                                             and _about(sentences[i - 1], shares[i - 1], plan)))
         and not _better_named_without_value(i, sentences, shares, kind, quoted)
@@ -128,18 +129,19 @@ def _title_of(sentence: DraftSentence) -> str:
     return next((e.heading_path[0] for e in sentence.evidence if e.heading_path), "")
 
 
-def _names_identifiers(sentence: DraftSentence, plan: QueryPlan, page: str) -> bool:
+def _names_identifiers(
+    sentence: DraftSentence, asked: set[tuple[str, str]], pages: Mapping[str, str]
+) -> bool:
     """An identifier the question asks about ("Harbour 6.0", "version 2 of the API") must be
     named by the sentence that holds the value, or by its page's title, when the sentence
     names a sibling of it or its page names it elsewhere: the release date of 5.8.2 answers
     nothing about 6.0, nor does the release schedule on a page that speaks of 6.0 in another
     sentence. A sentence of a page that never names it ("the printer prints 24 pages a
     minute", in the LP-540's manual) is not contradicted."""
-    asked = identifiers(plan.query)
     if not asked:
         return True
     named = identifiers(sentence.text) | identifiers(_title_of(sentence))
-    elsewhere = identifiers(page)
+    elsewhere = identifiers(_page(sentence, pages))
     return all(
         i in named or not (i in elsewhere or any(kind == i[0] for kind, _ in named)) for i in asked
     )

@@ -312,7 +312,7 @@ def answer_question(
     if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
-    typed = check_typed_value(plan, draft, _pages(paragraphs))
+    typed = check_typed_value(plan, draft, _pages(paragraphs) if plan.answer_type else None)
     lacks = typed.outcome == "missing" and review.degradation in ("none", "partial_coverage")
     if not abstaining and _value_settles(typed, review):
         # The asked value, about the asked subject, is quoted: words of the question the

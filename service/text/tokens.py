@@ -14,7 +14,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["MAX_TOKEN_CHARS", "analyze", "field_text", "latin_words", "split_words", "words"]
+__all__ = [
+    "MAX_TOKEN_CHARS", "analyze", "field_text", "latin_words", "spaced_words", "split_words",
+    "words",
+]  # fmt: skip
 
 MAX_TOKEN_CHARS = 255  # Lucene's StandardTokenizer splits longer tokens at this length
 
@@ -102,6 +105,15 @@ def words(text: str) -> list[str]:
 def latin_words(text: str) -> list[str]:
     """Lower-case runs of ASCII letters and digits, in order."""
     return _LATIN_WORD.findall(text.lower())
+
+
+def spaced_words(text: str) -> set[str]:
+    """Lower-case whitespace-separated words without their punctuation: a Devanagari word
+    keeps its vowel signs, which `\\w` does not match ("तुलसी" is one word, not "त", "ल", "स")."""
+    return {w.strip(_PUNCTUATION) for w in text.lower().split()}
+
+
+_PUNCTUATION = "\"'()[]{}<>.,;:!?…।॥،؛؟۔、，。！？；：「」『』-—–*_`"
 
 
 def split_words(text: str) -> tuple[str, ...]:
