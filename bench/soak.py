@@ -94,7 +94,8 @@ class Sample:
     t_s: float
     rss_mib: float  # the service process
     tree_rss_mib: float  # with its children (answer workers)
-    text_cache_bytes: dict[str, float]  # by kind, the service process's (from /metrics)
+    # by kind, the service process's and (keys "workers text", ...) its workers' summed
+    text_cache_bytes: dict[str, float]
 
 
 @dataclass
@@ -336,6 +337,9 @@ def status_mib(pid: int, name: str) -> float:
 
 
 _CACHE_LINE = re.compile(r'^kgs_text_cache_bytes\{kind="([^"]+)"\} (\S+)$', re.MULTILINE)
+_WORKER_CACHE_LINE = re.compile(
+    r'^kgs_answer_worker_text_cache_bytes\{worker="[^"]+",kind="([^"]+)"\} (\S+)$', re.MULTILINE
+)
 
 
 async def take_sample(http: httpx.AsyncClient, pid: int, origin: float) -> Sample:
@@ -343,6 +347,8 @@ async def take_sample(http: httpx.AsyncClient, pid: int, origin: float) -> Sampl
     try:
         response = await http.get("/metrics")
         caches = {kind: float(value) for kind, value in _CACHE_LINE.findall(response.text)}
+        for kind, value in _WORKER_CACHE_LINE.findall(response.text):
+            caches[f"workers {kind}"] = caches.get(f"workers {kind}", 0.0) + float(value)
     except httpx.HTTPError:
         pass
     return Sample(round(time.monotonic() - origin, 1), status_mib(pid, "VmRSS"),
@@ -442,12 +448,12 @@ def report(args: argparse.Namespace, pid: int, figures: dict[str, Any]) -> None:
     samples: list[Sample] = figures["samples"]
     elapsed: float = figures["elapsed"]
     fitted = slopes(samples, args.window_s, args.tail_s, elapsed)
-    print("\n| t s | RSS MiB | with workers MiB | text cache MiB | analysis cache MiB |")
-    print("|---|---|---|---|---|")
+    kinds = ("text", "analysis", "workers text", "workers analysis")
+    print("\n| t s | RSS MiB | with workers MiB | " + " | ".join(f"{k} cache MiB" for k in kinds)
+          + " |\n|---|---|---|---|---|---|---|")  # fmt: skip
     for s in samples:
-        print(f"| {s.t_s:.0f} | {s.rss_mib:.1f} | {s.tree_rss_mib:.1f} | "
-              f"{s.text_cache_bytes.get('text', float('nan')) / MIB:.1f} | "
-              f"{s.text_cache_bytes.get('analysis', float('nan')) / MIB:.1f} |")  # fmt: skip
+        caches = " | ".join(f"{s.text_cache_bytes.get(k, float('nan')) / MIB:.1f}" for k in kinds)
+        print(f"| {s.t_s:.0f} | {s.rss_mib:.1f} | {s.tree_rss_mib:.1f} | {caches} |")
     print("\n| window | samples | RSS slope MiB/min | with workers MiB/min |")
     print("|---|---|---|---|")
     for w in [*fitted["windows"], {**fitted["tail"], "tail": True}]:

@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -34,7 +35,7 @@ from service.answer.generation import generation_client
 from service.api.context import TracedGraph, trace_id_var
 from service.api.errors import neo4j_error_kind, problem, problem_for
 from service.api.metrics import count_neo4j_error
-from service.api.process import freeze_startup_objects, service_graph
+from service.api.process import freeze_startup_objects, resident_bytes, service_graph
 from service.api.shared_model import ModelAddress, ModelClient
 from service.db.graph import Graph
 from service.db.selection import Connection
@@ -43,9 +44,9 @@ from service.pipeline.plan import Depth
 from service.question.runner import QueryEmbedder, answer_question, stage_settings
 from service.question.scope_choice import answer_best_scope
 from service.settings import Settings
-from service.text.text_cache import configure_text_caches
+from service.text.text_cache import CacheStats, cache_stats, configure_text_caches
 
-__all__ = ["AnswerJob", "AnswerPool", "answer_job"]
+__all__ = ["AnswerJob", "AnswerPool", "WorkerReport", "answer_job"]
 
 log = logging.getLogger("kgs.api")
 
@@ -97,6 +98,15 @@ class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
     neo4j_error: str | None  # counted in the service's metrics (a worker's are not scraped)
 
 
+class WorkerReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What a worker says of itself with each answer (its process has no /metrics): its resident
+    memory and its text caches, shown by the service's /metrics per worker."""
+
+    pid: int
+    rss_bytes: int
+    caches: tuple[CacheStats, ...]
+
+
 class WorkerStopped(KgsError, RuntimeError):
     """The worker holding an answer exited before it sent the answer back."""
 
@@ -120,6 +130,7 @@ class _Worker:
         child.close()  # the worker holds the only other end: its exit ends our reads
         self.pending: dict[int, Future[Any]] = {}
         self.alive = True  # False from the moment its pipe ends: no answer is sent to it again
+        self.report: WorkerReport | None = None  # the latest, sent with its last answer
         self._send_lock = threading.Lock()
         self._on_exit = on_exit
         threading.Thread(target=self._read, name="kgs-answer-reader", daemon=True).start()
@@ -132,7 +143,7 @@ class _Worker:
     def _read(self) -> None:
         while True:
             try:
-                number, outcome = self.pipe.recv()
+                number, outcome, self.report = self.pipe.recv()
             except (EOFError, OSError):
                 break
             future = self.pending.pop(number, None)
@@ -192,6 +203,12 @@ class AnswerPool:
     def pids(self) -> list[int | None]:
         return [w.process.pid for w in self._workers]
 
+    def reports(self) -> list[tuple[int, WorkerReport]]:
+        """The latest report of each live worker that answered once, by its slot."""
+        with self._lock:
+            workers = list(enumerate(self._workers))
+        return [(slot, w.report) for slot, w in workers if w.alive and w.report is not None]
+
     async def answer(self, job: AnswerJob) -> dict[str, Any]:
         future: Future[Any] = Future()
         with self._lock:
@@ -250,9 +267,10 @@ def _worker_main(
 
     def reply(number: int, done: Future[dict[str, Any] | WorkerProblem]) -> None:
         outcome = done.result()  # _run_job returns its failures, never raises
+        report = _report()
         with send_lock:
             try:
-                pipe.send((number, outcome))
+                pipe.send((number, outcome, report))
             except OSError:
                 return  # the service went away: nobody waits for it
             except Exception:  # an answer that cannot be pickled is a bug; never leave it unsent
@@ -260,7 +278,7 @@ def _worker_main(
                 pipe.send((number, WorkerProblem(
                     status=500, detail="unexpected error (see the service log by traceId)",
                     headers=None, neo4j_error=None,
-                )))  # fmt: skip
+                ), report))  # fmt: skip
 
     with ThreadPoolExecutor(threads, thread_name_prefix="kgs-answer") as pool:
         while True:
@@ -274,6 +292,10 @@ def _worker_main(
             pool.submit(_run_job, graph, model_client, job, settings).add_done_callback(
                 partial(reply, number)
             )
+
+
+def _report() -> WorkerReport:
+    return WorkerReport(pid=os.getpid(), rss_bytes=resident_bytes(), caches=tuple(cache_stats()))
 
 
 def _run_job(

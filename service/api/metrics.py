@@ -4,15 +4,15 @@ stage, answers by status (abstentions included), degraded answers, answer record
 dropped or failed, the stored records by scope and status (stale ones, their bytes), Neo4j
 errors, rate-limit refusals, and escalation tickets by scope and status with the
 escalation events (previews, confirmations, cancellations, gaps found answerable, resolutions),
-full-text reviews and their questions by status, and the paragraph text caches' bytes and hit
-counts."""
+full-text reviews and their questions by status, the paragraph text caches' bytes and hit
+counts, and each answer worker's resident memory and text caches."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from litestar import MediaType, Response, get
 from litestar.plugins.prometheus import PrometheusConfig
@@ -23,11 +23,15 @@ from prometheus_client.registry import Collector
 
 from service.escalations import TicketCount
 from service.records import RecordStats
-from service.text.text_cache import cache_stats
+from service.text.text_cache import CacheStats, cache_stats
+
+if TYPE_CHECKING:  # the pool imports this module
+    from service.api.answer_pool import WorkerReport
 
 __all__ = [
     "RECORD_GAUGES",
     "TICKET_GAUGES",
+    "WORKER_GAUGES",
     "count_escalation",
     "count_neo4j_error",
     "count_rate_limited",
@@ -130,30 +134,67 @@ class TicketGauges(CachedRead[TicketCount], Collector):
         yield family
 
 
+def _cache_families(prefix: str, what: str, labels: list[str]) -> tuple[Metric, ...]:
+    return (
+        GaugeMetricFamily(f"{prefix}_bytes", f"Estimated bytes held{what}", labels=labels),
+        GaugeMetricFamily(f"{prefix}_budget_bytes", f"Byte budget{what}", labels=labels),
+        GaugeMetricFamily(f"{prefix}_entries", f"Entries held{what}", labels=labels),
+        CounterMetricFamily(f"{prefix}_hits", f"Lookups answered{what}", labels=labels),
+        CounterMetricFamily(f"{prefix}_misses", f"Lookups computed{what}", labels=labels),
+    )
+
+
+def _add_cache(families: tuple[Metric, ...], labels: list[str], stats: CacheStats) -> None:
+    values = (stats.bytes, stats.budget_bytes, stats.entries, stats.hits, stats.misses)
+    for family, value in zip(families, values, strict=True):
+        family.add_metric(labels, value)  # type: ignore[attr-defined]
+
+
 class TextCacheGauges(Collector):
     """The paragraph text caches of this process (service/text/text_cache.py): bytes held
-    against the budget, entries, hits and misses, by kind. Answer workers keep their own caches,
-    which this process does not see."""
+    against the budget, entries, hits and misses, by kind."""
 
     def collect(self) -> Iterator[Metric]:
-        labels = ["kind"]
-        families: tuple[GaugeMetricFamily | CounterMetricFamily, ...] = (
-            GaugeMetricFamily("kgs_text_cache_bytes", "Estimated bytes held", labels=labels),
-            GaugeMetricFamily("kgs_text_cache_budget_bytes", "Byte budget", labels=labels),
-            GaugeMetricFamily("kgs_text_cache_entries", "Entries held", labels=labels),
-            CounterMetricFamily("kgs_text_cache_hits", "Lookups answered", labels=labels),
-            CounterMetricFamily("kgs_text_cache_misses", "Lookups computed", labels=labels),
-        )
+        families = _cache_families("kgs_text_cache", "", ["kind"])
         for stats in cache_stats():
-            values = (stats.bytes, stats.budget_bytes, stats.entries, stats.hits, stats.misses)
-            for family, value in zip(families, values, strict=True):
-                family.add_metric([stats.kind], value)
+            _add_cache(families, [stats.kind], stats)
+        yield from families
+
+
+class WorkerGauges(Collector):
+    """The answer workers as each last reported itself (service/api/answer_pool.py): resident
+    memory and text caches, by worker slot. A worker's process has no /metrics of its own."""
+
+    def __init__(self) -> None:
+        self._source: Callable[[], list[tuple[int, WorkerReport]]] | None = None
+
+    def watch(self, source: Callable[[], list[tuple[int, WorkerReport]]] | None) -> None:
+        self._source = source
+
+    def collect(self) -> Iterator[Metric]:
+        reports = self._source() if self._source is not None else []
+        if not reports:
+            return
+        resident = GaugeMetricFamily(
+            "kgs_answer_worker_resident_bytes",
+            "Resident memory of the answer worker",
+            labels=["worker"],
+        )
+        families = _cache_families("kgs_answer_worker_text_cache", " in the answer worker",
+                                   ["worker", "kind"])  # fmt: skip
+        for slot, report in reports:
+            resident.add_metric([str(slot)], report.rss_bytes)
+            for stats in report.caches:
+                _add_cache(families, [str(slot), stats.kind], stats)
+        yield resident
         yield from families
 
 
 RECORD_GAUGES = RecordGauges()
 REGISTRY.register(RECORD_GAUGES)
 REGISTRY.register(TextCacheGauges())
+WORKER_GAUGES = WorkerGauges()
+REGISTRY.register(WORKER_GAUGES)
 TICKET_GAUGES = TicketGauges()
 REGISTRY.register(TICKET_GAUGES)
 

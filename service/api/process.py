@@ -4,6 +4,7 @@ worker): its Graph with the service's pool and timeouts, then the garbage-collec
 from __future__ import annotations
 
 import gc
+import os
 
 from neo4j import GraphDatabase
 
@@ -12,7 +13,9 @@ from service.db.graph import Graph
 from service.db.selection import Connection
 from service.settings import Settings
 
-__all__ = ["freeze_startup_objects", "service_graph"]
+__all__ = ["freeze_startup_objects", "resident_bytes", "service_graph"]
+
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 def service_graph(settings: Settings, connection: Connection) -> Graph:
@@ -45,3 +48,12 @@ def freeze_startup_objects(young_threshold: int) -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(young_threshold, middle, old)
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux /proc/self/statm; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, IndexError, ValueError):
+        return 0

@@ -19,7 +19,7 @@ from opentelemetry.trace import Tracer
 from ingest.embeddings import Embedder, EmbeddingError, ModelRoster
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
-from service.api.metrics import RECORD_GAUGES, TICKET_GAUGES, count_record
+from service.api.metrics import RECORD_GAUGES, TICKET_GAUGES, WORKER_GAUGES, count_record
 from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
@@ -93,6 +93,7 @@ class AppResources:
             self._model_server = ModelServer(roster) if roster else None
             address = self._model_server.address if self._model_server else None
             self.answer_pool = AnswerPool(self.settings, self.connection, address)
+            WORKER_GAUGES.watch(self.answer_pool.reports)
         if self._owns_graph and self._owns_embedder:  # a served process, not a test's app
             freeze_startup_objects(self.settings.api.gc_young_threshold)
 
@@ -103,6 +104,7 @@ class AppResources:
             RECORD_GAUGES.watch(None, self.settings.records.metric_interval_s)
         TICKET_GAUGES.watch(None, self.settings.escalations.metric_interval_s)
         if self.answer_pool is not None:
+            WORKER_GAUGES.watch(None)
             self.answer_pool.close()
             self.answer_pool = None
         if self._model_server is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from litestar.testing import TestClient
 
 from ingest.embeddings import SentenceTransformerEmbedder
@@ -96,6 +97,32 @@ def test_worker_answers_equal_the_in_process_ones(
         assert body["trace"]["traceId"] == response.headers["X-Trace-Id"]
         stored = pool_client.get(f"/v1/traces/{body['traceId']}")
         assert stored.status_code == 200 and stored.json()["trace"]["plan"] == body["trace"]["plan"]
+
+
+def test_workers_report_their_memory_and_caches_in_the_service_metrics(
+    pool_client: TestClient[Any],
+) -> None:
+    for query in QUESTIONS[:3]:  # enough answers that each worker has given one
+        assert ask(pool_client, query).status_code == 200
+    pids = worker_pids(pool_client)
+    text = pool_client.get("/metrics").text
+    reported: dict[str, dict[str, float]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name.startswith("kgs_answer_worker_"):
+                key = sample.labels["worker"] + "/" + sample.labels.get("kind", "")
+                reported.setdefault(key, {})[sample.name] = sample.value
+    answered = {key.split("/")[0] for key in reported}
+    assert answered and answered <= {str(slot) for slot in range(len(pids))}, reported
+    for slot in answered:  # a worker holds the pipeline, its driver and caches: tens of MiB
+        assert reported[f"{slot}/"]["kgs_answer_worker_resident_bytes"] > 50 * 2**20
+        text_cache = reported[f"{slot}/text"]
+        assert 0 < text_cache["kgs_answer_worker_text_cache_bytes"] <= text_cache[
+            "kgs_answer_worker_text_cache_budget_bytes"
+        ]
+        assert text_cache["kgs_answer_worker_text_cache_misses_total"] > 0
+    # the service's own caches keep their families, without a worker label
+    assert 'kgs_text_cache_bytes{kind="text"}' in text
 
 
 def test_an_error_in_a_worker_is_answered_as_its_problem(pool_client: TestClient[Any]) -> None:
