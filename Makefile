@@ -24,16 +24,25 @@ $(DEV): $(RUNTIME)
 install: $(RUNTIME)
 install-dev: $(DEV)
 
-# The inspector's graph drawing library is vendored in the repository with its licence
-# (THIRD_PARTY_NOTICES.md), so no user needs npm; `make vendor` refreshes it from npm.
+# The inspector's libraries (graph drawing, the Operations tab's charts) are vendored in the
+# repository with their licences (THIRD_PARTY_NOTICES.md), so no user needs npm; `make vendor`
+# refreshes them from npm. Chart.js's UMD build bundles its one dependency, @kurkle/color
+# (KURKLE, the version inside that build): only its licence text is copied.
 CYTOSCAPE := 3.35.0
+CHARTJS   := 4.6.1
+KURKLE    := 0.3.2
 VENDOR    := service/api/inspector/vendor
 vendor:
 	@command -v npm >/dev/null || { echo "npm is required to refresh the vendored assets"; exit 1; }
-	rm -rf build/npm && mkdir -p build/npm $(VENDOR)
-	cd build/npm && npm pack --silent cytoscape@$(CYTOSCAPE) >/dev/null && tar -xzf cytoscape-$(CYTOSCAPE).tgz
-	cp build/npm/package/dist/cytoscape.min.js $(VENDOR)/cytoscape.min.js
-	cp build/npm/package/LICENSE $(VENDOR)/cytoscape.LICENSE
+	rm -rf build/npm && mkdir -p build/npm/cytoscape build/npm/chartjs build/npm/kurkle $(VENDOR)
+	cd build/npm/cytoscape && npm pack --silent cytoscape@$(CYTOSCAPE) >/dev/null && tar -xzf cytoscape-$(CYTOSCAPE).tgz
+	cp build/npm/cytoscape/package/dist/cytoscape.min.js $(VENDOR)/cytoscape.min.js
+	cp build/npm/cytoscape/package/LICENSE $(VENDOR)/cytoscape.LICENSE
+	cd build/npm/chartjs && npm pack --silent chart.js@$(CHARTJS) >/dev/null && tar -xzf chart.js-$(CHARTJS).tgz
+	cp build/npm/chartjs/package/dist/chart.umd.js $(VENDOR)/chart.umd.js
+	cp build/npm/chartjs/package/LICENSE.md $(VENDOR)/chart.js.LICENSE
+	cd build/npm/kurkle && npm pack --silent @kurkle/color@$(KURKLE) >/dev/null && tar -xzf kurkle-color-$(KURKLE).tgz
+	cp build/npm/kurkle/package/LICENSE.md $(VENDOR)/kurkle-color.LICENSE
 
 # Debian's chromium for the inspector's browser tests (driven by Playwright from PyPI), and a
 # font with Chinese glyphs for its Chinese labels; nothing is installed where chromium is

@@ -338,7 +338,7 @@ def status_mib(pid: int, name: str) -> float:
 
 _CACHE_LINE = re.compile(r'^kgs_text_cache_bytes\{kind="([^"]+)"\} (\S+)$', re.MULTILINE)
 _WORKER_CACHE_LINE = re.compile(
-    r'^kgs_answer_worker_text_cache_bytes\{worker="[^"]+",kind="([^"]+)"\} (\S+)$', re.MULTILINE
+    r'^kgs_answer_worker_text_cache_bytes\{[^}]*\bkind="([^"]+)"[^}]*\} (\S+)$', re.MULTILINE
 )
 
 

@@ -4,13 +4,16 @@
 // the version its citations quote and that version's content hash (CITED_DOCUMENT): retention
 // keeps that version, and a later change of the content marks the record stale
 // (cypher/ingest/upsert_document.cypher). The record is written after the answer: one whose
-// document moved on in between is stale at once. A stored record is left as it is.
+// document moved on in between is stale at once. A stored record is left as it is; `fresh`
+// says whether this call created it (the operations rollups count a record once).
 // :param record => {id: 't_0123456789abcdef', replayId: 'rcp_...', scope: 'waterglass', ...}
 // :param cited => [{documentId: 'd_...', startOffset: 10, endOffset: 80, version: 1}]
 // :param used => [{documentId: 'd_...', startOffset: 0, endOffset: 400, role: 'direct_support'}]
+OPTIONAL MATCH (known:AnswerRecord {id: $record.id})
+WITH known IS NULL AS fresh
 MERGE (r:AnswerRecord {id: $record.id})
 ON CREATE SET r += $record
-WITH r
+WITH r, fresh
 CALL (r) {
   UNWIND $cited AS span
   MATCH (p:Paragraph {documentId: span.documentId})
@@ -39,4 +42,4 @@ CALL (r) {
   WITH r, d, version WHERE version <> d.version AND r.staleAt IS NULL
   SET r.staleAt = toString(datetime()), r.staleReason = 'document changed'
 }
-RETURN cited, used
+RETURN cited, used, fresh

@@ -35,7 +35,12 @@ from service.answer.generation import generation_client
 from service.api.context import TracedGraph, trace_id_var
 from service.api.errors import neo4j_error_kind, problem, problem_for
 from service.api.metrics import count_neo4j_error
-from service.api.process import freeze_startup_objects, resident_bytes, service_graph
+from service.api.process import (
+    WorkerReport,
+    freeze_startup_objects,
+    resident_bytes,
+    service_graph,
+)
 from service.api.shared_model import ModelAddress, ModelClient
 from service.db.graph import Graph
 from service.db.selection import Connection
@@ -44,9 +49,9 @@ from service.pipeline.plan import Depth
 from service.question.runner import QueryEmbedder, answer_question, stage_settings
 from service.question.scope_choice import answer_best_scope
 from service.settings import Settings
-from service.text.text_cache import CacheStats, cache_stats, configure_text_caches
+from service.text.text_cache import cache_stats, configure_text_caches
 
-__all__ = ["AnswerJob", "AnswerPool", "WorkerReport", "answer_job"]
+__all__ = ["AnswerJob", "AnswerPool", "answer_job"]
 
 log = logging.getLogger("kgs.api")
 
@@ -96,15 +101,6 @@ class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
     headers: dict[str, str] | None
     neo4j_error: str | None  # counted in the service's metrics (a worker's are not scraped)
-
-
-class WorkerReport(msgspec.Struct, frozen=True, kw_only=True):
-    """What a worker says of itself with each answer (its process has no /metrics): its resident
-    memory and its text caches, shown by the service's /metrics per worker."""
-
-    pid: int
-    rss_bytes: int
-    caches: tuple[CacheStats, ...]
 
 
 class WorkerStopped(KgsError, RuntimeError):

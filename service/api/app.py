@@ -36,6 +36,7 @@ from service.api.health_report import HealthController
 from service.api.knowledge_points import KnowledgePointController
 from service.api.logs import RequestContextMiddleware
 from service.api.metrics import metrics, prometheus_config
+from service.api.ops import OpsController
 from service.api.queries import QueryController
 from service.api.rate_limit import RATE_LIMITER_STATE, RateLimiter, RateLimitMiddleware
 from service.api.retention_task import retain_versions
@@ -73,6 +74,7 @@ def create_app(
             QueryController, StreamController, DocumentController, KnowledgePointController,
             TraceController, AnswerController, DocumentVersionController, ChangeController,
             EmbeddingController, EscalationController, ReviewController, HealthController,
+            OpsController,
         ],
         guards=[authenticate],
         middleware=[RateLimitMiddleware()],  # runs before the guards: a 401 is counted too

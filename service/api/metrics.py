@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from litestar import MediaType, Response, get
 from litestar.plugins.prometheus import PrometheusConfig
@@ -21,12 +21,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram,
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from service.api.process import WorkerReport
 from service.escalations import TicketCount
 from service.records import RecordStats
 from service.text.text_cache import CacheStats, cache_stats
-
-if TYPE_CHECKING:  # the pool imports this module
-    from service.api.answer_pool import WorkerReport
 
 __all__ = [
     "RECORD_GAUGES",

@@ -1,21 +1,33 @@
 """What every process of the service opens at start (the service process and each answer
-worker): its Graph with the service's pool and timeouts, then the garbage-collection freeze."""
+worker): its Graph with the service's pool and timeouts, then the garbage-collection freeze; and
+what a worker reports of itself."""
 
 from __future__ import annotations
 
 import gc
 import os
 
+import msgspec
 from neo4j import GraphDatabase
 
 from service.db.cypher_registry import CypherRegistry
 from service.db.graph import Graph
 from service.db.selection import Connection
 from service.settings import Settings
+from service.text.text_cache import CacheStats
 
-__all__ = ["freeze_startup_objects", "resident_bytes", "service_graph"]
+__all__ = ["WorkerReport", "freeze_startup_objects", "resident_bytes", "service_graph"]
 
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+class WorkerReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What a worker says of itself with each answer (its process has no /metrics): its resident
+    memory and its text caches, shown by the service's /metrics per worker."""
+
+    pid: int
+    rss_bytes: int
+    caches: tuple[CacheStats, ...]
 
 
 def service_graph(settings: Settings, connection: Connection) -> Graph:

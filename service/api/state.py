@@ -78,7 +78,9 @@ class AppResources:
             self._open_graph()
         self.ensure_schema()
         if self.graph is not None and self.settings.records.enabled:
-            self.records = RecordWriter(self.graph, self.settings.records, count_record)
+            self.records = RecordWriter(
+                self.graph, self.settings.records, count_record, self.settings.ops
+            )
             graph, records = self.graph, self.settings.records
             RECORD_GAUGES.watch(partial(record_stats, graph, records.metric_scopes),
                                 records.metric_interval_s)  # fmt: skip

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["AnswerRecord", "Span", "build_record", "record_response"]
+__all__ = ["AnswerRecord", "Span", "build_record", "iso_time", "record_response"]
 
 _COMPRESSION_LEVEL = 6  # zlib: traces shrink about 8x; level 9 costs twice the time for ~2 %
 _TRACE_OMITTED = {"omitted": "the compressed response was larger than KGS_RECORDS_MAX_BYTES"}
@@ -84,7 +84,7 @@ def build_record(
         query=str(request["query"]),
         request={k: request.get(k) for k in ("scope", "depth", "topK", "generate")},
         status=str(response["status"]),
-        created_at=_iso(created_at_ms),
+        created_at=iso_time(created_at_ms),
         created_at_ms=created_at_ms,
         key_name=key_name,
         client=client,
@@ -117,6 +117,7 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
-def _iso(epoch_ms: int) -> str:
+def iso_time(epoch_ms: int) -> str:
+    """ISO 8601 in UTC with milliseconds, as records keep their times."""
     seconds, millis = divmod(epoch_ms, 1000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"

@@ -7,10 +7,12 @@ import time
 from typing import Any
 
 import msgspec
+from neo4j import ManagedTransaction
 
 from service.db.graph import Graph
 from service.records.model import AnswerRecord, record_response
-from service.settings import RecordSettings
+from service.records.rollup import LATENCY_BOUNDS_MS, answer_counts
+from service.settings import OpsSettings, RecordSettings
 
 __all__ = [
     "ListedRecord",
@@ -19,6 +21,7 @@ __all__ = [
     "RecordPage",
     "RecordStats",
     "StoredRecord",
+    "apply_ops_retention",
     "apply_retention",
     "list_records",
     "read_detail",
@@ -79,13 +82,21 @@ class RecordFilter(msgspec.Struct, frozen=True, kw_only=True):
     stale: bool | None = None
 
 
-def store_record(graph: Graph, record: AnswerRecord) -> None:
-    graph.write(
-        "records/store_answer",
-        record=record.properties(),
-        cited=[msgspec.to_builtins(s) for s in record.cited],
-        used=[msgspec.to_builtins(s) for s in record.used],
-    )
+def store_record(graph: Graph, record: AnswerRecord, max_wordings: int = 5) -> None:
+    """The record and, in the same transaction when it is new, its counts in the operations
+    rollups (service/records/rollup.py); `max_wordings`: wordings kept per gap group and day."""
+
+    def work(tx: ManagedTransaction) -> None:
+        [row] = graph.run_write(
+            tx, "records/store_answer", record=record.properties(),
+            cited=[msgspec.to_builtins(s) for s in record.cited],
+            used=[msgspec.to_builtins(s) for s in record.used],
+        ).rows  # fmt: skip
+        if row["fresh"]:
+            graph.run_write(tx, "ops/count_answers", answers=[answer_counts(record)],
+                            bins=len(LATENCY_BOUNDS_MS) + 1, maxWordings=max_wordings)  # fmt: skip
+
+    graph.in_write_transaction(work, label="records/store_answer")
 
 
 def read_record(graph: Graph, record_id: str) -> StoredRecord | None:
@@ -190,6 +201,23 @@ def apply_retention(graph: Graph, settings: RecordSettings, now_ms: int | None =
             [row] = graph.write(name, batch=settings.retention_batch, **params).rows
             deleted += int(row["deleted"])
             if int(row["deleted"]) < settings.retention_batch:
+                break
+    return deleted
+
+
+def apply_ops_retention(
+    graph: Graph, settings: OpsSettings, batch: int, now_ms: int | None = None
+) -> int:
+    """Delete failure records older than failure_max_age_s and rollups older than
+    rollup_max_age_s, a batch per transaction; the number of nodes deleted."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    deleted = 0
+    for name, max_age_s in (("ops/expire_failures", settings.failure_max_age_s),
+                            ("ops/expire_rollups", settings.rollup_max_age_s)):  # fmt: skip
+        while True:
+            [row] = graph.write(name, beforeMs=now_ms - int(max_age_s * 1000), batch=batch).rows
+            deleted += int(row["deleted"])
+            if int(row["deleted"]) < batch:
                 break
     return deleted
 

@@ -1,5 +1,7 @@
 """Records are written by one background thread, so an answer never waits for its record: the
-request hands it over and returns. The thread also applies retention from time to time."""
+request hands it over and returns. The same thread writes failure records (a failed request of
+the answer path) and applies retention from time to time: answer records, failure records and
+the operations rollups."""
 
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ from typing import Any, NamedTuple
 from neo4j.exceptions import DriverError, Neo4jError
 
 from service.db.graph import Graph
+from service.records.failures import FailureRecord, store_failure
 from service.records.model import build_record
-from service.records.store import apply_retention, store_record
-from service.settings import RecordSettings
+from service.records.store import apply_ops_retention, apply_retention, store_record
+from service.settings import OpsSettings, RecordSettings
 
 __all__ = ["RecordWriter"]
 
@@ -44,10 +47,12 @@ class RecordWriter:
         graph: Graph,
         settings: RecordSettings,
         on_outcome: Callable[[str], None] | None = None,
+        ops: OpsSettings | None = None,
     ) -> None:
         """`on_outcome` hears "written", "dropped" or "failed" for every record (metrics)."""
         self.graph = graph
         self.settings = settings
+        self.ops = ops or OpsSettings()
         self._on_outcome = on_outcome or (lambda _outcome: None)
         self._queue: queue.Queue[object] = queue.Queue(maxsize=settings.queue_size)
         self._idle = threading.Condition()
@@ -84,6 +89,19 @@ class RecordWriter:
             self._pending += 1
             return True
 
+    def submit_failure(self, failure: FailureRecord) -> bool:
+        """Queue a failure record, under the same bound as answers. False: dropped."""
+        with self._idle:
+            try:
+                self._queue.put_nowait(failure)
+            except queue.Full:
+                self._on_outcome("dropped")
+                log.warning("failure record %s dropped: %d records queued", failure.trace_id,
+                            self.settings.queue_size)  # fmt: skip
+                return False
+            self._pending += 1
+            return True
+
     def flush(self, timeout_s: float) -> bool:
         """Wait until every submitted record is written (or given up); False on timeout."""
         deadline = time.monotonic() + timeout_s
@@ -110,7 +128,7 @@ class RecordWriter:
                 continue
             if item is _STOP:
                 return
-            assert isinstance(item, _Pending)
+            assert isinstance(item, _Pending | FailureRecord)
             try:
                 self._write(item)
             finally:
@@ -118,15 +136,23 @@ class RecordWriter:
                     self._pending -= 1
                     self._idle.notify_all()
 
-    def _write(self, item: _Pending) -> None:
-        trace_id = (item.response.get("trace") or {}).get("traceId")
+    def _write(self, item: _Pending | FailureRecord) -> None:
+        trace_id: object = (
+            item.trace_id
+            if isinstance(item, FailureRecord)
+            else (item.response.get("trace") or {}).get("traceId")
+        )
         try:
-            record = build_record(
-                item.response, request=item.request, scopes=item.scopes, key_name=item.key_name,
-                client=item.client, created_at_ms=item.created_at_ms,
-                max_response_bytes=self.settings.max_bytes, encoded=item.encoded,
-            )  # fmt: skip
-            store_record(self.graph, record)
+            if isinstance(item, FailureRecord):
+                store_failure(self.graph, item)
+            else:
+                record = build_record(
+                    item.response, request=item.request, scopes=item.scopes,
+                    key_name=item.key_name, client=item.client,
+                    created_at_ms=item.created_at_ms, max_response_bytes=self.settings.max_bytes,
+                    encoded=item.encoded,
+                )  # fmt: skip
+                store_record(self.graph, record, self.ops.max_wordings)
         except (DriverError, Neo4jError) as error:
             self._on_outcome("failed")
             log.error("answer record %s not stored: %s", trace_id, error)
@@ -140,6 +166,7 @@ class RecordWriter:
         self._next_retention = time.monotonic() + self.settings.retention_interval_s
         try:
             deleted = apply_retention(self.graph, self.settings)
+            deleted += apply_ops_retention(self.graph, self.ops, self.settings.retention_batch)
         except Exception as error:  # Neo4j away, or anything else: next interval tries again
             log.warning("answer record retention not applied: %s", error)
             return

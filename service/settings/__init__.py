@@ -37,6 +37,7 @@ from service.settings.health import HealthSettings
 from service.settings.ingestion import IngestSettings
 from service.settings.mcp import McpSettings
 from service.settings.models import EmbeddingSettings, LlmSettings
+from service.settings.ops import OpsSettings
 from service.settings.records import RecordSettings
 from service.settings.review import ReviewSettings
 from service.settings.telemetry import TelemetrySettings
@@ -59,6 +60,7 @@ __all__ = [
     "LocalServerSettings",
     "McpSettings",
     "Neo4jSettings",
+    "OpsSettings",
     "PipelineSettings",
     "RecordSettings",
     "ReviewSettings",
@@ -87,6 +89,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     conflicts: ConflictSettings = msgspec.field(default_factory=ConflictSettings)
     text_cache: TextCacheSettings = msgspec.field(default_factory=TextCacheSettings)
     records: RecordSettings = msgspec.field(default_factory=RecordSettings)
+    ops: OpsSettings = msgspec.field(default_factory=OpsSettings)
     versions: VersionSettings = msgspec.field(default_factory=VersionSettings)
     review: ReviewSettings = msgspec.field(default_factory=ReviewSettings)
     escalations: EscalationSettings = msgspec.field(default_factory=EscalationSettings)
@@ -130,6 +133,7 @@ SECTIONS: tuple[tuple[str, type[msgspec.Struct], str], ...] = (
     ("conflicts", ConflictSettings, "KGS_CONFLICT_"),
     ("text_cache", TextCacheSettings, "KGS_"),
     ("records", RecordSettings, "KGS_RECORDS_"),
+    ("ops", OpsSettings, "KGS_OPS_"),
     ("versions", VersionSettings, "KGS_VERSIONS_"),
     ("review", ReviewSettings, "KGS_REVIEW_"),
     ("escalations", EscalationSettings, "KGS_ESCALATION_"),

@@ -2,8 +2,10 @@
 // status, citations (opened at their exact source offsets), the context pack by role, the graph
 // window, the Cypher ready for Neo4j Browser, recent answers from the records, and the scope's
 // health report (contradictions and the other findings, page by page), and, for an answer that
-// left a gap, its escalation (draft, then ticket). Every text from the service goes into the
-// page as text (textContent), never as markup.
+// left a gap, its escalation (draft, then ticket). Its Operations tab charts the answers and
+// their latency over a window and lists the top knowledge gaps (escalated through the same
+// flow), the most- and never-cited documents and the failures. Every text from the service
+// goes into the page as text (textContent), never as markup.
 "use strict";
 
 const LABELS = {
@@ -23,7 +25,7 @@ const LABELS = {
       insufficient: "insufficient", none: "none", partial_coverage: "partial coverage",
       stale_evidence: "stale evidence", insufficient_evidence: "insufficient evidence",
       available: "available", no_anchor: "no anchor", unavailable: "unavailable",
-      true: "yes", false: "no",
+      true: "yes", false: "no", refused: "refused",
     },
     roles: {
       direct_support: "Direct support", parent_context: "Parent section",
@@ -57,6 +59,22 @@ const LABELS = {
     },
     ticket: (id, status) => `Ticket ${id}: ${status}`,
     ticketStatus: { open: "open", answerable: "answerable", resolved: "resolved" },
+    tabEvidence: "Evidence", tabOps: "Operations", opsWindow: "Window", opsBucket: "Bucket",
+    last24h: "last 24 h", last7d: "last 7 days", last30d: "last 30 days", bucketHour: "hour",
+    bucketDay: "day", refresh: "Refresh", answersOverTime: "Answers per status",
+    latencyByStage: "Latency by stage (ms)", gaps: "Top knowledge gaps", gapQuestion: "Question",
+    gapScope: "Scope", gapAsked: "Asked", gapStatuses: "Statuses", gapLastAsked: "Last asked",
+    gapTickets: "Open tickets", documents: "Documents", topCited: "Most-cited documents",
+    neverCited: "Never-cited documents", failures: "Failures", failureStage: "Stage",
+    failureType: "Error type", failureCount: "Failures", failureLast: "Last",
+    recentFailures: "Recent failures",
+    ops: {
+      range: (scope, since, until, bucket) => `${scope || "every readable scope"} · ${since} – ${until} · by ${bucket} (UTC)`,
+      answers: (n) => `${n} answers`, abstentionRate: "abstention rate", conflictRate: "conflict rate",
+      tickets: (opened, closed) => `tickets opened ${opened}, closed ${closed}`,
+      alsoAsked: "also asked as", noGaps: "No gaps in this window.", none: "none",
+      citations: (n) => `${n} citations`, failuresTotal: (n) => `${n} failures in the window`,
+    },
   },
   zh: {
     answer: "回答", citations: "引用", source: "出处", pack: "上下文包", graph: "图窗口",
@@ -73,7 +91,7 @@ const LABELS = {
       abstained: "拒答", sufficient: "充分", borderline: "临界", insufficient: "不足",
       none: "无", partial_coverage: "部分覆盖", stale_evidence: "证据过期",
       insufficient_evidence: "证据不足", available: "可用", no_anchor: "无锚点",
-      unavailable: "不可用", true: "是", false: "否",
+      unavailable: "不可用", true: "是", false: "否", refused: "已拒绝",
     },
     roles: {
       direct_support: "直接证据", parent_context: "所在章节", adjacent_context: "相邻段落",
@@ -105,11 +123,27 @@ const LABELS = {
     },
     ticket: (id, status) => `工单 ${id}：${status}`,
     ticketStatus: { open: "待处理", answerable: "可回答", resolved: "已解决" },
+    tabEvidence: "证据", tabOps: "运维", opsWindow: "时间范围", opsBucket: "粒度",
+    last24h: "最近 24 小时", last7d: "最近 7 天", last30d: "最近 30 天", bucketHour: "按小时",
+    bucketDay: "按天", refresh: "刷新", answersOverTime: "各状态的回答数",
+    latencyByStage: "各阶段延迟（毫秒）", gaps: "主要知识缺口", gapQuestion: "问题",
+    gapScope: "范围", gapAsked: "提问次数", gapStatuses: "状态", gapLastAsked: "最近提问",
+    gapTickets: "未关闭的工单", documents: "文档", topCited: "引用最多的文档",
+    neverCited: "从未被引用的文档", failures: "失败", failureStage: "阶段",
+    failureType: "错误类型", failureCount: "次数", failureLast: "最近一次",
+    recentFailures: "最近的失败",
+    ops: {
+      range: (scope, since, until, bucket) => `${scope || "所有可读范围"} · ${since} 至 ${until} · ${bucket === "day" ? "按天" : "按小时"}（UTC）`,
+      answers: (n) => `${n} 个回答`, abstentionRate: "拒答率", conflictRate: "冲突率",
+      tickets: (opened, closed) => `新开工单 ${opened}，关闭 ${closed}`,
+      alsoAsked: "其他问法", noGaps: "此时间范围内没有缺口。", none: "无",
+      citations: (n) => `被引用 ${n} 次`, failuresTotal: (n) => `时间范围内失败 ${n} 次`,
+    },
   },
 };
 const STATUS_FIELDS = ["scope", "evidence", "degradation", "citations", "graph", "recovered", "replayId"];
 const $ = (id) => document.getElementById(id);
-const state = { response: null, lang: "en", health: null, escalation: null };
+const state = { response: null, lang: "en", health: null, escalation: null, view: "evidence", ops: null, opsRequest: null };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -271,13 +305,14 @@ async function show(response) {
   renderCitations(response);
   renderPack(response.trace || {});
   renderGraph(response.trace || {});
-  renderEscalation(response);
+  offerEscalation(response);
   await renderCypher(response.traceId);
 }
 
 async function ask(event) {
   event.preventDefault();
-  clearEscalation();  // a new question: the last answer's draft or ticket goes with it
+  clearEscalation();  // a new question: the last answer's (or gap's) draft or ticket goes with it
+  showView("evidence");
   try {
     // No scope: the API answers from the best of the scopes the key may read (the trace's
     // scopeChoice says which), as for any client.
@@ -414,9 +449,13 @@ async function moreHealth(name, button) {
 // *Escalate*: the preview (POST /v1/escalations/preview) shows the server's draft as text, then
 // *Confirm* sends that draft back unchanged and shows the ticket, or *Cancel* drops it. Each
 // button is disabled while its request runs; a reply that comes after the answer changed is
-// dropped (state.escalation is no longer the same object).
+// dropped (state.escalation is no longer the same object). A knowledge gap of the Operations tab
+// is escalated the same way, with the traceId of its newest answer: the one escalation area
+// moves under the gaps table (`gap: true`) and comes back to the answer with the next question.
 function clearEscalation() {
   state.escalation = null;
+  $("answer").after($("escalation"));
+  markEscalatingGap();
   $("escalation").hidden = true;
   $("escalate").disabled = false;
   $("escalate-note").value = "";
@@ -427,12 +466,17 @@ function clearEscalation() {
   delete $("ticket").dataset.ticketId;
 }
 
-function renderEscalation(response) {
-  // Shown again (a language switch): the same answer keeps its draft or ticket.
-  if (state.escalation?.traceId !== response.traceId) {
+function offerEscalation(response) {
+  // Shown again (a language switch): the same answer keeps its draft or ticket; a gap's
+  // escalation stays in the Operations tab, whichever answer is shown.
+  if (!state.escalation?.gap && state.escalation?.traceId !== response.traceId) {
     clearEscalation();
     if (response.escalation) state.escalation = { traceId: response.traceId, preview: null, ticket: null };
   }
+  renderEscalation();
+}
+
+function renderEscalation() {
   const current = state.escalation;
   $("escalation").hidden = !current;
   if (!current) return;
@@ -465,7 +509,7 @@ function renderDraft(preview) {
 }
 
 async function escalate(event) {
-  event.preventDefault();
+  if (event) event.preventDefault();
   const current = state.escalation;
   if (!current || current.preview) return;
   $("escalate").disabled = true;
@@ -477,7 +521,7 @@ async function escalate(event) {
     current.preview = preview;
     $("draft-confirm").disabled = false;
     $("draft-cancel").disabled = false;
-    renderEscalation(state.response);
+    renderEscalation();
     $("draft-confirm").focus();
     showError(null);
   } catch (error) {
@@ -506,12 +550,195 @@ async function settleDraft(action) {
       current.preview = null;  // cancelled for good: Escalate may draft anew
       $("escalate").disabled = false;
     }
-    renderEscalation(state.response);
+    renderEscalation();
     showError(null);
   } catch (error) {
     if (state.escalation === current) { $("draft-confirm").disabled = false; $("draft-cancel").disabled = false; }
     showError(error);
   }
+}
+
+// The Operations tab (docs/inspector.md): answers per status over time and latency percentiles
+// per stage (charts), the top knowledge gaps, the most- and never-cited documents and the
+// failures, from GET /v1/ops/summary, /gaps and /failures for the scope field's scope (none:
+// every scope the key reads) over the chosen window. Gap wordings are users' questions: like
+// every text from the service they go in as text (a chart draws its labels on its canvas).
+const STATUS_ORDER = ["answered", "partial", "conflict", "stale", "abstained", "refused"];
+const STATUS_COLOURS = {
+  answered: "#3c9a5f", partial: "#e0a040", conflict: "#8a5cc2", stale: "#8a949e",
+  abstained: "#d05555", refused: "#6b3a3a",
+};
+const OPS_LIMIT = "10";  // rows of the gaps and of each document list
+const isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+const percent = (rate) => `${(100 * (rate ?? 0)).toFixed(1)}%`;
+
+function showView(name) {
+  state.view = name;
+  for (const tab of document.querySelectorAll("#tabs [role=tab]")) {
+    const selected = tab.dataset.view === name;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+    $(`${tab.dataset.view}-view`).hidden = !selected;
+  }
+  if (name === "ops" && !state.ops) loadOps();
+}
+
+async function loadOps(event) {
+  if (event) event.preventDefault();
+  state.lang = language(state.response?.trace?.plan?.query || $("question").value);
+  relabel();
+  const until = Date.now();
+  const params = new URLSearchParams({
+    since: isoSecond(until - Number($("ops-window").value) * 1000), until: isoSecond(until),
+    bucket: $("ops-bucket").value,
+  });
+  const scope = $("scope").value.trim();
+  if (scope) params.set("scope", scope);
+  const listed = new URLSearchParams([...params, ["limit", OPS_LIMIT]]);
+  const request = {};
+  state.opsRequest = request;  // a newer request (another window, Refresh) wins
+  $("ops-refresh").disabled = true;
+  try {
+    const [summary, gaps, failures] = await Promise.all([
+      api(`/v1/ops/summary?${listed}`), api(`/v1/ops/gaps?${listed}`), api(`/v1/ops/failures?${params}`)]);
+    if (state.opsRequest !== request) return;
+    state.ops = { summary, gaps: gaps.gaps || [], failures };
+    renderOps();
+    showError(null);
+  } catch (error) {
+    if (state.opsRequest === request) showError(error);
+  } finally {
+    if (state.opsRequest === request) $("ops-refresh").disabled = false;
+  }
+}
+
+function statusesOf(summary) {
+  const seen = new Set([...Object.keys(summary.totals?.byStatus || {}),
+    ...(summary.buckets || []).flatMap((b) => Object.keys(b.byStatus || {}))]);
+  return [...STATUS_ORDER.filter((s) => seen.has(s)), ...[...seen].filter((s) => !STATUS_ORDER.includes(s)).sort()];
+}
+
+function chart(id, config) {
+  if (typeof Chart !== "function") return;
+  Chart.getChart($(id))?.destroy();  // one chart per canvas: the new figures replace it
+  new Chart($(id), { ...config, options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options } });
+}
+
+function renderOps() {
+  const { summary, gaps, failures } = state.ops;
+  const o = labels().ops;
+  const totals = summary.totals || {};
+  const byStatus = totals.byStatus || {};
+  $("ops-range").textContent = o.range(summary.scope, summary.since, summary.until, summary.bucket);
+  $("ops-totals").textContent = [o.answers(totals.answers ?? 0), ...statusesOf(summary).map((s) => `${value(s)} ${byStatus[s] ?? 0}`),
+    `${o.abstentionRate} ${percent(totals.abstentionRate)}`, `${o.conflictRate} ${percent(totals.conflictRate)}`,
+    o.tickets(summary.tickets?.opened ?? 0, summary.tickets?.closed ?? 0)].join(" · ");
+  renderAnswersChart(summary);
+  renderLatencyChart(summary);
+  renderGaps(gaps);
+  renderDocuments(summary);
+  renderFailures(failures);
+}
+
+function renderAnswersChart(summary) {
+  const buckets = summary.buckets || [];
+  // Bucket starts are UTC: "12-04 19:00" by hour, "12-04" by day.
+  const start = (b) => (summary.bucket === "day" ? b.start.slice(5, 10) : `${b.start.slice(5, 10)} ${b.start.slice(11, 16)}`);
+  chart("ops-answers-chart", {
+    type: "bar",
+    data: {
+      labels: buckets.map(start),
+      datasets: statusesOf(summary).map((s) => ({ label: value(s), status: s, backgroundColor: STATUS_COLOURS[s] || "#7a9cc6",
+        data: buckets.map((b) => b.byStatus?.[s] ?? 0) })),
+    },
+    options: {
+      scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } },
+      plugins: { legend: { position: "bottom" } },
+    },
+  });
+}
+
+function renderLatencyChart(summary) {
+  const stages = summary.latencyMs || [];
+  chart("ops-latency-chart", {
+    type: "bar",
+    data: {
+      labels: stages.map((s) => s.stage),
+      datasets: [
+        { label: "p50", percentile: "p50", backgroundColor: "#7a9cc6", data: stages.map((s) => s.p50) },
+        { label: "p95", percentile: "p95", backgroundColor: "#e0a040", data: stages.map((s) => s.p95) },
+      ],
+    },
+    options: {
+      indexAxis: "y", scales: { x: { beginAtZero: true } },
+      plugins: { legend: { position: "bottom" },
+        tooltip: { callbacks: { footer: (items) => labels().ops.answers(stages[items[0].dataIndex].answers) } } },
+    },
+  });
+}
+
+function renderGaps(gaps) {
+  const o = labels().ops;
+  $("ops-gaps").tBodies[0].replaceChildren(...gaps.map((gap) => {
+    const others = (gap.wordings || []).filter((w) => w !== gap.query);
+    const button = el("button", { type: "button", class: "gap-escalate", text: labels().escalate, onclick: () => escalateGap(gap) });
+    button.disabled = !gap.traceId;
+    return el("tr", { "data-trace": gap.traceId || "" },
+      el("td", { class: "gap-question" }, el("div", { class: "query", text: gap.query }),
+        ...(others.length ? [el("div", { class: "wordings", text: `${o.alsoAsked}: ${others.join(" · ")}` })] : [])),
+      el("td", { text: gap.scope }), el("td", { class: "asked", text: String(gap.asked) }),
+      el("td", { text: Object.entries(gap.byStatus || {}).map(([s, n]) => `${value(s)} ${n}`).join(", ") }),
+      el("td", { text: gap.lastAsked }), el("td", { class: "tickets", text: (gap.openTickets || []).join(", ") }),
+      el("td", {}, button));
+  }));
+  $("ops-gaps-empty").hidden = gaps.length > 0;
+  $("ops-gaps-empty").textContent = o.noGaps;
+  markEscalatingGap();
+}
+
+function markEscalatingGap() {
+  const current = state.escalation;
+  for (const row of document.querySelectorAll("#ops-gaps tbody tr")) {
+    row.classList.toggle("escalating", Boolean(current?.gap) && row.dataset.trace === current.traceId);
+  }
+}
+
+// A gap's Escalate: the answer's escalation flow above, for the gap's newest answer.
+function escalateGap(gap) {
+  const current = state.escalation;
+  if (current?.gap && current.traceId === gap.traceId) {
+    // Its area is open already: one draft at a time; after a cancel, draft anew.
+    if (!current.preview && !$("escalate").disabled) escalate();
+    return;
+  }
+  clearEscalation();
+  state.escalation = { traceId: gap.traceId, preview: null, ticket: null, gap: true };
+  $("ops-escalation-slot").append($("escalation"));
+  markEscalatingGap();
+  renderEscalation();
+  escalate();
+}
+
+function renderDocuments(summary) {
+  const o = labels().ops;
+  const name = (d) => `${d.title || d.documentId} (${d.scope})`;
+  const items = (documents, text) => (documents.length
+    ? documents.map((d) => el("li", { "data-document": d.documentId, text: text(d) }))
+    : [el("li", { class: "none", text: o.none })]);
+  $("ops-top-cited").replaceChildren(...items(summary.topCitedDocuments || [], (d) => `${name(d)} · ${o.citations(d.citations)}`));
+  $("ops-never-cited").replaceChildren(...items(summary.neverCitedDocuments || [], name));
+}
+
+function renderFailures(failures) {
+  const o = labels().ops;
+  const total = (failures.buckets || []).reduce((sum, b) => sum + (b.failures || 0), 0);
+  $("ops-failures-total").textContent = o.failuresTotal(total);
+  $("ops-failures").tBodies[0].replaceChildren(...(failures.byStage || []).map((f) => el("tr", { "data-stage": f.stage },
+    el("td", { text: f.stage }), el("td", { text: f.errorType }), el("td", { text: String(f.failures) }), el("td", { text: f.lastAt }))));
+  const recent = (failures.recent || []).slice(0, 5);
+  $("ops-recent-failures").replaceChildren(...(recent.length
+    ? recent.map((f) => el("li", { "data-trace": f.traceId, text: `${f.createdAt} · ${f.scope ?? ""} · ${f.stage} · ${f.errorType} · ${f.status} · ${f.traceId}` }))
+    : [el("li", { class: "none", text: o.none })]));
 }
 
 function init() {
@@ -527,12 +754,24 @@ function init() {
   $("escalate-form").addEventListener("submit", escalate);
   $("draft-confirm").addEventListener("click", () => settleDraft("confirm"));
   $("draft-cancel").addEventListener("click", () => settleDraft("cancel"));
+  for (const tab of document.querySelectorAll("#tabs [role=tab]")) tab.addEventListener("click", () => showView(tab.dataset.view));
+  $("tabs").addEventListener("keydown", (event) => {  // the arrow keys move between the two tabs
+    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+    const other = state.view === "ops" ? "evidence" : "ops";
+    showView(other);
+    $(`tab-${other}`).focus();
+  });
+  $("ops-form").addEventListener("submit", loadOps);
+  for (const id of ["ops-window", "ops-bucket"]) $(id).addEventListener("change", () => loadOps());
   $("lang").addEventListener("change", () => {
     if (state.response) show(state.response);
     else { state.lang = language($("question").value); relabel(); }
+    renderEscalation();  // a gap's draft, when no answer is shown
     if (state.health) renderHealth();
+    if (state.ops) renderOps();
   });
   relabel();
+  if (params.get("view") === "ops") showView("ops");
 }
 
 init();

@@ -1,0 +1,3 @@
+// mode: schema
+CREATE INDEX ops_failure_hour IF NOT EXISTS
+FOR (f:OpsFailureHour) ON (f.hourMs)

@@ -1,0 +1,32 @@
+"""The operations routes and the rollups they read (KGS_OPS_*; docs/operations.md)."""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["OpsSettings"]
+
+_DAY_S = 86_400.0
+
+
+class OpsSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Bounds of GET /v1/ops/summary, /gaps and /failures. Their cost depends on the window,
+    the bucket and the scopes, never on how many answers were recorded: each reads the hourly
+    and daily rollups the record writer keeps beside the records (service/ops/)."""
+
+    default_window_s: float = 7 * _DAY_S  # since, when the request names none
+    max_window_s: float = 400 * _DAY_S  # since..until at most
+    max_buckets: int = 2_000  # buckets of one answer (a year of days; 83 days of hours)
+    default_limit: int = 10  # rows of each list (gaps, cited documents), unless asked
+    max_limit: int = 100
+    # Gaps: the groups (scope and key words) read before similar ones are merged, and how alike
+    # two groups' key words must be (Jaccard) to be one gap.
+    gap_scan: int = 300
+    gap_similarity: float = 0.5
+    max_wordings: int = 5  # wordings kept per gap group and day
+    ticket_scan: int = 1_000  # open tickets read to attach to gaps
+    recent_failures: int = 20  # the newest failure records listed
+    failure_scan: int = 2_000  # failure records examined for that list
+    # Rollups outlive the records they count (records go after KGS_RECORDS_MAX_AGE_S).
+    rollup_max_age_s: float = 400 * _DAY_S
+    failure_max_age_s: float = 30 * _DAY_S  # failure records themselves
