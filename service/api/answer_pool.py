@@ -34,6 +34,7 @@ import msgspec
 from service.answer.generation import generation_client
 from service.api.context import TracedGraph, trace_id_var
 from service.api.errors import neo4j_error_kind, problem, problem_for
+from service.api.failure_records import AnswerFailed, failure_stage, failure_status
 from service.api.metrics import count_neo4j_error
 from service.api.process import (
     WorkerReport,
@@ -101,6 +102,8 @@ class WorkerProblem(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
     headers: dict[str, str] | None
     neo4j_error: str | None  # counted in the service's metrics (a worker's are not scraped)
+    stage: str  # where it surfaced, and its type: the failure record's (failure_records.py)
+    error_type: str
 
 
 class WorkerStopped(KgsError, RuntimeError):
@@ -206,21 +209,25 @@ class AnswerPool:
         return [(slot, w.report) for slot, w in workers if w.alive and w.report is not None]
 
     async def answer(self, job: AnswerJob) -> dict[str, Any]:
+        """The answer; AnswerFailed carries the problem to answer with otherwise."""
         future: Future[Any] = Future()
         with self._lock:
             alive = [w for w in self._workers if w.alive]
         if not alive:
-            raise problem(503, "the answer workers are restarting; try again")
+            raise AnswerFailed(problem(503, "the answer workers are restarting; try again"),
+                               "answer-pool", "workers-restarting")  # fmt: skip
         worker = min(alive, key=lambda w: len(w.pending))
         try:
             worker.submit(next(self._numbers), job, future)
             outcome = await asyncio.wrap_future(future)
         except (WorkerStopped, OSError):
-            raise problem(503, "an answer worker stopped; try again") from None
+            raise AnswerFailed(problem(503, "an answer worker stopped; try again"),
+                               "answer-pool", "worker-stopped") from None  # fmt: skip
         if isinstance(outcome, WorkerProblem):
             if outcome.neo4j_error:
                 count_neo4j_error(outcome.neo4j_error)
-            raise problem(outcome.status, outcome.detail, headers=outcome.headers)
+            raise AnswerFailed(problem(outcome.status, outcome.detail, headers=outcome.headers),
+                               outcome.stage, outcome.error_type)  # fmt: skip
         return outcome  # type: ignore[no-any-return]
 
     def close(self) -> None:
@@ -273,7 +280,7 @@ def _worker_main(
                 log.exception("an answer could not be sent to the service")
                 pipe.send((number, WorkerProblem(
                     status=500, detail="unexpected error (see the service log by traceId)",
-                    headers=None, neo4j_error=None,
+                    headers=None, neo4j_error=None, stage="answer-pool", error_type="unsendable",
                 ), report))  # fmt: skip
 
     with ThreadPoolExecutor(threads, thread_name_prefix="kgs-answer") as pool:
@@ -304,7 +311,8 @@ def _run_job(
         answer = problem_for(error)  # logs a bug with its traceback, here in the worker
         return WorkerProblem(
             status=answer.status_code, detail=str(answer.detail), headers=answer.headers or None,
-            neo4j_error=neo4j_error_kind(error),
+            neo4j_error=neo4j_error_kind(error), stage=failure_stage(error),
+            error_type=failure_status(error)[1],
         )  # fmt: skip
     finally:
         trace_id_var.reset(token)

@@ -31,7 +31,8 @@ from service.ops import (
 
 __all__ = ["OpsController"]
 
-_SCOPE = Parameter(pattern=SCOPE_PATTERN, description="one readable scope (default: all of them)")
+_SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN,
+                   description="one readable scope (default: all of them)")  # fmt: skip
 _SINCE = Parameter(max_length=40, description="ISO 8601 (UTC without an offset); default: "
                    "KGS_OPS_DEFAULT_WINDOW_S before until")  # fmt: skip
 _UNTIL = Parameter(max_length=40, description="ISO 8601; default: now")
@@ -49,7 +50,7 @@ class OpsController(Controller):
         self,
         resources: AppResources,
         grant: Grant,
-        scope: Annotated[str | None, _SCOPE] = None,
+        scope_name: Annotated[str | None, _SCOPE] = None,
         since: Annotated[str | None, _SINCE] = None,
         until: Annotated[str | None, _UNTIL] = None,
         bucket: Annotated[str, _BUCKET] = "hour",
@@ -57,7 +58,7 @@ class OpsController(Controller):
     ) -> Summary:
         """Answers by status per bucket, abstention and conflict rates, latency p50/p95 per
         pipeline stage, the most and never cited documents, tickets opened and closed."""
-        window, asked = _request(resources, grant, scope, since, until, bucket)
+        window, asked = _request(resources, grant, scope_name, since, until, bucket)
         return read_summary(resources.request_graph(), window, scope=asked,
                             scopes=grant.readable(), limit=_limit(resources, limit))  # fmt: skip
 
@@ -66,14 +67,14 @@ class OpsController(Controller):
         self,
         resources: AppResources,
         grant: Grant,
-        scope: Annotated[str | None, _SCOPE] = None,
+        scope_name: Annotated[str | None, _SCOPE] = None,
         since: Annotated[str | None, _SINCE] = None,
         until: Annotated[str | None, _UNTIL] = None,
         limit: Annotated[int | None, _LIMIT] = None,
     ) -> GapReport:
         """Questions not answered (abstained, partial, refused), grouped by similar key words,
         most asked first, with when they were last asked and the open tickets about them."""
-        window, asked = _request(resources, grant, scope, since, until, "day")
+        window, asked = _request(resources, grant, scope_name, since, until, "day")
         return read_gaps(resources.request_graph(), window, resources.settings.ops, scope=asked,
                          scopes=grant.readable(), limit=_limit(resources, limit))  # fmt: skip
 
@@ -82,14 +83,14 @@ class OpsController(Controller):
         self,
         resources: AppResources,
         grant: Grant,
-        scope: Annotated[str | None, _SCOPE] = None,
+        scope_name: Annotated[str | None, _SCOPE] = None,
         since: Annotated[str | None, _SINCE] = None,
         until: Annotated[str | None, _UNTIL] = None,
         bucket: Annotated[str, _BUCKET] = "hour",
     ) -> FailureReport:
         """Failed requests of the answer path (5xx and timeouts) per bucket, by stage and error
         type, and the newest ones with their trace ids."""
-        window, asked = _request(resources, grant, scope, since, until, bucket)
+        window, asked = _request(resources, grant, scope_name, since, until, bucket)
         return read_failures(resources.request_graph(), window, resources.settings.ops,
                              scope=asked, scopes=grant.readable())  # fmt: skip
 

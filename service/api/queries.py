@@ -19,6 +19,7 @@ from litestar.params import Body, Parameter
 from service.api.answer_pool import AnswerJob, answer_job
 from service.api.auth import Grant
 from service.api.errors import bad_request, v1_problems
+from service.api.failure_records import AnswerFailed, failure_stage, failure_status
 from service.api.metrics import record_answer
 from service.api.scopes import SCOPE_PATTERN, readable_scope
 from service.api.state import AppResources
@@ -27,6 +28,7 @@ from service.api.trace_store import StoredTrace
 from service.db.graph import CypherCall
 from service.escalations import escalation_offer
 from service.question.scope_choice import scopes_to_search
+from service.records import FailureRecord
 
 __all__ = [
     "Citation",
@@ -140,12 +142,22 @@ async def run_answer(
                     scope_candidates=resources.settings.api.question_scope_candidates,
                     trace_id=graph.trace_id,
                     generate=_generate(resources, request))  # fmt: skip
-    if resources.answer_pool is not None and on_call is None:
-        async with resources.answer_limiter or nullcontext():
-            response = await resources.answer_pool.answer(job)
-    else:
-        work = partial(answer_job, graph, resources.embedder, job, resources.settings, on_sentence)
-        response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
+    try:
+        if resources.answer_pool is not None and on_call is None:
+            async with resources.answer_limiter or nullcontext():
+                response = await resources.answer_pool.answer(job)
+        else:
+            work = partial(answer_job, graph, resources.embedder, job, resources.settings,
+                           on_sentence)  # fmt: skip
+            response = await anyio.to_thread.run_sync(work, limiter=resources.answer_limiter)
+    except AnswerFailed as failed:
+        _keep_failure(resources, grant, job, client, failed.problem.status_code, failed.stage,
+                      failed.error_type)  # fmt: skip
+        raise failed.problem from None
+    except Exception as error:
+        status, error_type = failure_status(error)
+        _keep_failure(resources, grant, job, client, status, failure_stage(error), error_type)
+        raise
     # One id per request: logs, transaction metadata, the header and the stored trace.
     response["trace"]["traceId"] = graph.trace_id
     if resources.settings.escalations.enabled:
@@ -172,6 +184,20 @@ async def run_answer(
                                  key_name=grant.key, created_at_ms=now_ms, client=client,
                                  encoded=encoded)  # fmt: skip
     return response
+
+
+def _keep_failure(
+    resources: AppResources, grant: Grant, job: AnswerJob, client: str, status: int, stage: str,
+    error_type: str,
+) -> None:  # fmt: skip
+    """A failure record for a 5xx (a timeout is a 504); a 4xx is the caller's, not ours."""
+    if status < 500 or resources.records is None:
+        return
+    scope = job.scope or (job.scopes[0] if len(job.scopes) == 1 else "")
+    resources.records.submit_failure(FailureRecord(
+        trace_id=job.trace_id, scope=scope, stage=stage, error_type=error_type, status=status,
+        created_at_ms=time.time_ns() // 1_000_000, key_name=grant.key, client=client,
+    ))  # fmt: skip
 
 
 def _generate(resources: AppResources, request: QueryRequest) -> bool:

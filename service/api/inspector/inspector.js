@@ -570,7 +570,7 @@ const STATUS_COLOURS = {
 };
 const OPS_LIMIT = "10";  // rows of the gaps and of each document list
 const isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-const percent = (rate) => `${(100 * (rate ?? 0)).toFixed(1)}%`;
+const percent = (rate) => (rate == null ? "–" : `${(100 * rate).toFixed(1)}%`);
 
 function showView(name) {
   state.view = name;
@@ -588,19 +588,17 @@ async function loadOps(event) {
   state.lang = language(state.response?.trace?.plan?.query || $("question").value);
   relabel();
   const until = Date.now();
-  const params = new URLSearchParams({
-    since: isoSecond(until - Number($("ops-window").value) * 1000), until: isoSecond(until),
-    bucket: $("ops-bucket").value,
-  });
+  const window_ = { since: isoSecond(until - Number($("ops-window").value) * 1000), until: isoSecond(until) };
   const scope = $("scope").value.trim();
-  if (scope) params.set("scope", scope);
-  const listed = new URLSearchParams([...params, ["limit", OPS_LIMIT]]);
+  if (scope) window_.scope = scope;
+  const query = (extra) => new URLSearchParams({ ...window_, ...extra });
+  const [bucket, limit] = [{ bucket: $("ops-bucket").value }, { limit: OPS_LIMIT }];
   const request = {};
   state.opsRequest = request;  // a newer request (another window, Refresh) wins
   $("ops-refresh").disabled = true;
   try {
-    const [summary, gaps, failures] = await Promise.all([
-      api(`/v1/ops/summary?${listed}`), api(`/v1/ops/gaps?${listed}`), api(`/v1/ops/failures?${params}`)]);
+    const [summary, gaps, failures] = await Promise.all([api(`/v1/ops/summary?${query({ ...bucket, ...limit })}`),
+      api(`/v1/ops/gaps?${query(limit)}`), api(`/v1/ops/failures?${query(bucket)}`)]);
     if (state.opsRequest !== request) return;
     state.ops = { summary, gaps: gaps.gaps || [], failures };
     renderOps();
