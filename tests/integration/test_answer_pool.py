@@ -117,9 +117,11 @@ def test_workers_report_their_memory_and_caches_in_the_service_metrics(
     for slot in answered:  # a worker holds the pipeline, its driver and caches: tens of MiB
         assert reported[f"{slot}/"]["kgs_answer_worker_resident_bytes"] > 50 * 2**20
         text_cache = reported[f"{slot}/text"]
-        assert 0 < text_cache["kgs_answer_worker_text_cache_bytes"] <= text_cache[
-            "kgs_answer_worker_text_cache_budget_bytes"
-        ]
+        assert (
+            0
+            < text_cache["kgs_answer_worker_text_cache_bytes"]
+            <= text_cache["kgs_answer_worker_text_cache_budget_bytes"]
+        )
         assert text_cache["kgs_answer_worker_text_cache_misses_total"] > 0
     # the service's own caches keep their families, without a worker label
     assert 'kgs_text_cache_bytes{kind="text"}' in text
