@@ -24,7 +24,7 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
  && rm /tmp/requirements.txt /tmp/torch.txt
 
 # The project itself, installed in place as in a checkout: cypher/ and knowledge_base/ are found
-# next to pyproject.toml. The inspector's library is vendored in service/ (THIRD_PARTY_NOTICES.md).
+# next to pyproject.toml. The inspector's libraries are vendored in service/ (THIRD_PARTY_NOTICES.md).
 COPY README.md LICENSE THIRD_PARTY_NOTICES.md ./
 COPY cypher ./cypher
 COPY ingest ./ingest

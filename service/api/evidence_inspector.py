@@ -1,7 +1,8 @@
 """The evidence inspector, served at `/`: one page (service/api/inspector/) that asks questions
-through /v1 and shows the answer beside its evidence (docs/inspector.md). Its graph drawing
-library is vendored in the repository under service/api/inspector/vendor/ (`make vendor`
-refreshes it from npm); nothing is loaded from the internet at run time. The page holds no
+through /v1 and shows the answer beside its evidence, and an operations tab (docs/inspector.md).
+Its graph drawing and chart libraries are vendored in the repository under
+service/api/inspector/vendor/ (`make vendor` refreshes them from npm); nothing is loaded from the
+internet at run time. The page holds no
 data, so it needs no key; the /v1 calls it makes carry the key typed into it."""
 
 from __future__ import annotations

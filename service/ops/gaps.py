@@ -32,6 +32,9 @@ class GapReport(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     since: str
     until: str
     gaps: list[Gap]
+    # False: the window held more daily gap rollups than KGS_OPS_GAP_SCAN_ROLLUPS; the newest
+    # days were read and older ones left out.
+    complete: bool
 
 
 class _Group:
@@ -62,7 +65,8 @@ def read_gaps(
     most; groups of one scope whose key words are alike (gap_similarity) are one gap."""
     first_day, end_day = window.days
     rows = graph.read("ops/gap_groups", sinceMs=first_day, untilMs=end_day, scopes=scopes,
-                      scope=scope, limit=settings.gap_scan)  # fmt: skip
+                      scope=scope, limit=settings.gap_scan,
+                      scan=settings.gap_scan_rollups)  # fmt: skip
     groups: list[_Group] = []
     for row in rows:  # most asked first: a group absorbs those less asked
         home = next((g for g in groups if g.scope == row["scope"] and
@@ -76,7 +80,8 @@ def read_gaps(
                          limit=settings.ticket_scan)  # fmt: skip
     gaps = sorted((_gap(g, tickets, settings) for g in groups),
                   key=lambda gap: (-gap.asked, gap.last_asked))  # fmt: skip
-    return GapReport(scope=scope, **window.bounds(), gaps=gaps[:limit])
+    complete = not rows or int(rows[0]["examined"]) < settings.gap_scan_rollups
+    return GapReport(scope=scope, **window.bounds(), gaps=gaps[:limit], complete=complete)
 
 
 def _gap(group: _Group, tickets: list[dict[str, Any]], settings: OpsSettings) -> Gap:

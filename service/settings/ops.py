@@ -22,6 +22,9 @@ class OpsSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Gaps: the groups (scope and key words) read before similar ones are merged, and how alike
     # two groups' key words must be (Jaccard) to be one gap.
     gap_scan: int = 300
+    # Daily gap rollups read at most (newest days first): one per scope, day, status and
+    # distinct question, so this bounds a gaps request whatever the number of questions.
+    gap_scan_rollups: int = 20_000
     gap_similarity: float = 0.5
     max_wordings: int = 5  # wordings kept per gap group and day
     ticket_scan: int = 1_000  # open tickets read to attach to gaps

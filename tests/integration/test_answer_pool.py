@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 from litestar.testing import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.api import create_app

@@ -146,10 +146,14 @@ def page(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
     context.close()
 
 
-def _open_tab(page: Page, url: str) -> None:
-    page.goto(f"{url}/?scope={SCOPE}")
-    assert page.is_visible("#evidence-view") and not page.is_visible("#ops-view")
-    page.click("#tab-ops")
+def _open_tab(page: Page, url: str, *, linked: bool = False) -> None:
+    """The tab opened by a click on it, or by a link to it (?view=ops)."""
+    if linked:
+        page.goto(f"{url}/?scope={SCOPE}&view=ops")
+    else:
+        page.goto(f"{url}/?scope={SCOPE}")
+        assert page.is_visible("#evidence-view") and not page.is_visible("#ops-view")
+        page.click("#tab-ops")
     page.wait_for_selector("#ops-gaps tbody tr", timeout=WAIT_MS)
     assert page.is_visible("#ops-view") and not page.is_visible("#evidence-view")
     assert page.get_attribute("#tab-ops", "aria-selected") == "true"
@@ -229,7 +233,7 @@ def test_the_operations_tab(seeded: Seeded, page: tuple[Page, list[str]]) -> Non
     assert cited and cited & set(top) and never and not cited & set(never)
     first = summary["topCitedDocuments"][0]
     assert view.locator("#ops-top-cited li").first.inner_text() == (
-        f"{first['title']} ({SCOPE}) · {first['citations']} citations"
+        f"{first['title']} ({SCOPE}) · cited by {first['citations']} answers"
     )
 
     # Failures: none in this scope, said so.
@@ -270,7 +274,7 @@ def test_the_operations_tab(seeded: Seeded, page: tuple[Page, list[str]]) -> Non
 
 def test_the_tab_speaks_chinese(seeded: Seeded, page: tuple[Page, list[str]]) -> None:
     view, problems = page
-    _open_tab(view, seeded.url)
+    _open_tab(view, seeded.url, linked=True)
     view.select_option("#lang", "zh")
     view.wait_for_function("document.documentElement.lang === 'zh'")
     assert view.inner_text("#tab-ops") == "运维" and view.inner_text("#tab-evidence") == "证据"
@@ -286,7 +290,7 @@ def test_the_tab_speaks_chinese(seeded: Seeded, page: tuple[Page, list[str]]) ->
     row = _gap_row(view, GAP_WORDINGS[-1])
     assert row.locator("button.gap-escalate").inner_text() == "上报"
     assert "其他问法" in row.locator(".wordings").inner_text()
-    assert view.locator("#ops-top-cited li").first.inner_text().endswith("次")
+    assert view.locator("#ops-top-cited li").first.inner_text().endswith("个回答引用")
     _screenshot(view, "inspector-ops-zh.png")
 
     view.select_option("#lang", "en")  # and back

@@ -7,6 +7,7 @@ failure record with its stage and type, and a 4xx leaves none."""
 from __future__ import annotations
 
 import itertools
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -22,6 +23,7 @@ from service.api import create_app
 from service.api.auth import hash_key
 from service.api.state import AppResources
 from service.db import Graph
+from service.ops import read_gaps, window_of
 from service.question import runner
 from service.settings import ApiKey, ApiSettings, OpsSettings, RecordSettings, Settings
 from tests.integration.conftest import delete_scope
@@ -259,3 +261,19 @@ def test_a_failed_answer_leaves_a_failure_record_and_a_refused_one_none(
     assert sum(b["failures"] for b in body["buckets"]) == 1
     assert get(client, "failures", key="narrow")["byStage"] == body["byStage"]
     assert "What is basalt" not in str(body)  # no question text in failure records
+
+
+def test_a_gaps_request_reads_a_bounded_number_of_rollups_and_says_so(
+    ops: tuple[TestClient[Any], AppResources, dict[str, str]], graph: Graph
+) -> None:
+    client, resources, _ = ops
+    assert get(client, "gaps", scope=SCOPE)["complete"] is True
+    window = window_of(None, None, "day", resources.settings.ops, time.time_ns() // 1_000_000)
+    full = read_gaps(graph, window, OpsSettings(), scope=SCOPE, scopes=None, limit=10)
+    rollups = sum(len(gap.by_status) for gap in full.gaps)  # one per gap, day and status here
+    bounded = read_gaps(graph, window, OpsSettings(gap_scan_rollups=rollups), scope=SCOPE,
+                        scopes=None, limit=10)  # fmt: skip
+    assert bounded.complete is False and bounded.gaps == full.gaps  # at the bound: not sure
+    wider = read_gaps(graph, window, OpsSettings(gap_scan_rollups=rollups + 1), scope=SCOPE,
+                      scopes=None, limit=10)  # fmt: skip
+    assert wider.complete is True and wider.gaps == full.gaps

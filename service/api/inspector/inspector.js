@@ -69,11 +69,11 @@ const LABELS = {
     failureType: "Error type", failureCount: "Failures", failureLast: "Last",
     recentFailures: "Recent failures",
     ops: {
-      range: (scope, since, until, bucket) => `${scope || "every readable scope"} · ${since} – ${until} · by ${bucket} (UTC)`,
+      range: (scope, since, until, bucket) => `${scope || "every readable scope"} · ${since} – ${until} UTC · by ${bucket}`,
       answers: (n) => `${n} answers`, abstentionRate: "abstention rate", conflictRate: "conflict rate",
       tickets: (opened, closed) => `tickets opened ${opened}, closed ${closed}`,
       alsoAsked: "also asked as", noGaps: "No gaps in this window.", none: "none",
-      citations: (n) => `${n} citations`, failuresTotal: (n) => `${n} failures in the window`,
+      citations: (n) => `cited by ${n} answers`, failuresTotal: (n) => `${n} failures in the window`,
     },
   },
   zh: {
@@ -133,11 +133,11 @@ const LABELS = {
     failureType: "错误类型", failureCount: "次数", failureLast: "最近一次",
     recentFailures: "最近的失败",
     ops: {
-      range: (scope, since, until, bucket) => `${scope || "所有可读范围"} · ${since} 至 ${until} · ${bucket === "day" ? "按天" : "按小时"}（UTC）`,
+      range: (scope, since, until, bucket) => `${scope || "所有可读范围"} · ${since} 至 ${until}（UTC）· ${bucket === "day" ? "按天" : "按小时"}`,
       answers: (n) => `${n} 个回答`, abstentionRate: "拒答率", conflictRate: "冲突率",
       tickets: (opened, closed) => `新开工单 ${opened}，关闭 ${closed}`,
       alsoAsked: "其他问法", noGaps: "此时间范围内没有缺口。", none: "无",
-      citations: (n) => `被引用 ${n} 次`, failuresTotal: (n) => `时间范围内失败 ${n} 次`,
+      citations: (n) => `被 ${n} 个回答引用`, failuresTotal: (n) => `时间范围内失败 ${n} 次`,
     },
   },
 };
@@ -571,6 +571,8 @@ const STATUS_COLOURS = {
 const OPS_LIMIT = "10";  // rows of the gaps and of each document list
 const isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 const percent = (rate) => (rate == null ? "–" : `${(100 * rate).toFixed(1)}%`);
+const minute = (iso) => String(iso ?? "").slice(0, 16).replace("T", " ");  // UTC, like every time here
+const timeCell = (iso) => el("td", { class: "time", title: String(iso ?? ""), text: minute(iso) });
 
 function showView(name) {
   state.view = name;
@@ -588,10 +590,10 @@ async function loadOps(event) {
   state.lang = language(state.response?.trace?.plan?.query || $("question").value);
   relabel();
   const until = Date.now();
-  const window_ = { since: isoSecond(until - Number($("ops-window").value) * 1000), until: isoSecond(until) };
+  const bounds = { since: isoSecond(until - Number($("ops-window").value) * 1000), until: isoSecond(until) };
   const scope = $("scope").value.trim();
-  if (scope) window_.scope = scope;
-  const query = (extra) => new URLSearchParams({ ...window_, ...extra });
+  if (scope) bounds.scope = scope;
+  const query = (extra) => new URLSearchParams({ ...bounds, ...extra });
   const [bucket, limit] = [{ bucket: $("ops-bucket").value }, { limit: OPS_LIMIT }];
   const request = {};
   state.opsRequest = request;  // a newer request (another window, Refresh) wins
@@ -627,7 +629,7 @@ function renderOps() {
   const o = labels().ops;
   const totals = summary.totals || {};
   const byStatus = totals.byStatus || {};
-  $("ops-range").textContent = o.range(summary.scope, summary.since, summary.until, summary.bucket);
+  $("ops-range").textContent = o.range(summary.scope, minute(summary.since), minute(summary.until), summary.bucket);
   $("ops-totals").textContent = [o.answers(totals.answers ?? 0), ...statusesOf(summary).map((s) => `${value(s)} ${byStatus[s] ?? 0}`),
     `${o.abstentionRate} ${percent(totals.abstentionRate)}`, `${o.conflictRate} ${percent(totals.conflictRate)}`,
     o.tickets(summary.tickets?.opened ?? 0, summary.tickets?.closed ?? 0)].join(" · ");
@@ -684,9 +686,9 @@ function renderGaps(gaps) {
     return el("tr", { "data-trace": gap.traceId || "" },
       el("td", { class: "gap-question" }, el("div", { class: "query", text: gap.query }),
         ...(others.length ? [el("div", { class: "wordings", text: `${o.alsoAsked}: ${others.join(" · ")}` })] : [])),
-      el("td", { text: gap.scope }), el("td", { class: "asked", text: String(gap.asked) }),
-      el("td", { text: Object.entries(gap.byStatus || {}).map(([s, n]) => `${value(s)} ${n}`).join(", ") }),
-      el("td", { text: gap.lastAsked }), el("td", { class: "tickets", text: (gap.openTickets || []).join(", ") }),
+      el("td", { class: "scope", text: gap.scope }), el("td", { class: "asked", text: String(gap.asked) }),
+      el("td", { class: "statuses", text: Object.entries(gap.byStatus || {}).map(([s, n]) => `${value(s)} ${n}`).join(", ") }),
+      timeCell(gap.lastAsked), el("td", { class: "tickets", text: (gap.openTickets || []).join("\n") }),
       el("td", {}, button));
   }));
   $("ops-gaps-empty").hidden = gaps.length > 0;
@@ -732,10 +734,10 @@ function renderFailures(failures) {
   const total = (failures.buckets || []).reduce((sum, b) => sum + (b.failures || 0), 0);
   $("ops-failures-total").textContent = o.failuresTotal(total);
   $("ops-failures").tBodies[0].replaceChildren(...(failures.byStage || []).map((f) => el("tr", { "data-stage": f.stage },
-    el("td", { text: f.stage }), el("td", { text: f.errorType }), el("td", { text: String(f.failures) }), el("td", { text: f.lastAt }))));
+    el("td", { text: f.stage }), el("td", { text: f.errorType }), el("td", { text: String(f.failures) }), timeCell(f.lastAt))));
   const recent = (failures.recent || []).slice(0, 5);
   $("ops-recent-failures").replaceChildren(...(recent.length
-    ? recent.map((f) => el("li", { "data-trace": f.traceId, text: `${f.createdAt} · ${f.scope ?? ""} · ${f.stage} · ${f.errorType} · ${f.status} · ${f.traceId}` }))
+    ? recent.map((f) => el("li", { "data-trace": f.traceId, text: `${minute(f.createdAt)} · ${f.scope ?? ""} · ${f.stage} · ${f.errorType} · ${f.status} · ${f.traceId}` }))
     : [el("li", { class: "none", text: o.none })]));
 }
 
