@@ -9,7 +9,7 @@ import json
 
 from ingest.embeddings import ModelRoster
 from ingest.lifecycle import purge, restore, withdraw
-from ingest.retention import apply_retention
+from ingest.retention import apply_retention, check_feed_cursor
 from ingest.writer import DocumentGone
 from service.db import graph_session
 from service.db.object_model import bind_object_model
@@ -93,8 +93,13 @@ def _changes(args: argparse.Namespace, settings: Settings) -> int:
     limit = min(args.limit, settings.versions.max_feed_page)
     with graph_session(settings, ensure_schema=False) as graph:
         bind_object_model(graph)
-        events = ChangeEvent.nodes.filter(scope=args.scope, seq__gt=args.after).order_by("seq")
-        for event in events[:limit]:
+        query = ChangeEvent.nodes.filter(scope=args.scope, seq__gt=args.after).order_by("seq")
+        events = list(query[:limit])
+        # After the events, as GET /v1/changes reads it (service/api/changes.py).
+        deleted_through = check_feed_cursor(graph, args.scope, args.after)
+        for event in events:
+            if event.seq <= deleted_through:
+                continue
             row = {"seq": event.seq, "kind": event.kind, "documentId": event.document_id,
                    "path": event.path, "oldVersion": event.old_version,
                    "newVersion": event.new_version, "at": event.at}  # fmt: skip
@@ -114,7 +119,9 @@ def _retention(args: argparse.Namespace, settings: Settings) -> int:
                                  dry_run=args.dry_run)  # fmt: skip
     kept = ", ".join(f"{why} {count}" for why, count in report.kept.items())
     verb = "would release" if report.dry_run else "released"
+    feed = "would delete" if report.dry_run else "deleted"
     print(
         f"versions kept: {kept}; {verb} {report.releasable if report.dry_run else report.released}"
+        f"; change-feed events {feed} {report.feed.deleted} (of {report.feed.feeds} scopes)"
     )
     return 0

@@ -1,6 +1,7 @@
 // mode: write
 // Purges a document for good: its versions, headings, paragraphs, facts and the relations it
-// declared; answer records that cited or used it become stale (they keep their own copy).
+// declared, and its citation counts in the operations rollups (the answers stay counted);
+// answer records that cited or used it become stale (they keep their own copy).
 MATCH (d:Document {id: $documentId})
 CALL (d) {
   MATCH (r:AnswerRecord)-[:CITED_DOCUMENT]->(d)
@@ -31,6 +32,10 @@ CALL (d) {
 CALL (d) {
   MATCH (h:Heading {documentId: d.id})
   DETACH DELETE h
+}
+CALL (d) {
+  MATCH (c:OpsCitedDay {documentId: d.id})
+  DELETE c
 }
 CALL (d) {
   MATCH (d)-[:HAS_VERSION]->(v)  // kept versions and the tombstones of released ones

@@ -19,7 +19,6 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
-import os
 import signal
 import threading
 import time
@@ -298,7 +297,7 @@ def _worker_main(
 
 
 def _report() -> WorkerReport:
-    return WorkerReport(pid=os.getpid(), rss_bytes=resident_bytes(), caches=tuple(cache_stats()))
+    return WorkerReport(rss_bytes=resident_bytes(), caches=tuple(cache_stats()))
 
 
 def _run_job(

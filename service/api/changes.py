@@ -8,6 +8,11 @@ documents and their head versions.
     GET /v1/changes?scope=&after=&limit=   {items, last}: pass `last` as the next `after`
     GET /v1/changes/stream?scope=&after=   server-sent events `change` (id: the number), which
                                            follow new events; Last-Event-ID resumes a stream
+
+Retention deletes events older than KGS_VERSIONS_FEED_MAX_AGE_S (ingest/retention.py). A cursor
+before the newest deleted event has missed events for good, so both routes answer it 410
+problem+json (`expired`, `oldestRetained`, `restartAfter` 0); `after` 0 is a reader starting
+afresh and gets the events kept.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ import anyio
 import msgspec
 from litestar import Controller, get
 from litestar.params import Parameter
+from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from ingest.retention import FeedCursorExpired, check_feed_cursor
 from service.api.auth import Grant
 from service.api.errors import problem, v1_problems
 from service.api.scopes import SCOPE_PATTERN, readable_scope
@@ -67,7 +74,7 @@ class ChangeController(Controller):
     path = "/changes"
     tags = ["changes"]  # noqa: RUF012
 
-    @get(sync_to_thread=True, responses=v1_problems(404))
+    @get(sync_to_thread=True, responses=v1_problems(404, 410))
     def changes(
         self,
         resources: AppResources,
@@ -79,10 +86,13 @@ class ChangeController(Controller):
         """A scope's publication events after `after`, oldest first."""
         scope = readable_scope(grant, scope_name)
         limit = min(limit, resources.settings.versions.max_feed_page)
-        items = _events(resources, scope, after, limit)
+        try:
+            items = _events(resources, scope, after, limit)
+        except FeedCursorExpired as error:
+            raise _gone(error) from None
         return ChangePage(scope=scope, items=items, last=items[-1].seq if items else after)
 
-    @get("/stream", media_type="text/event-stream", responses=v1_problems(404, 503))
+    @get("/stream", media_type="text/event-stream", responses=v1_problems(404, 410, 503))
     async def stream(
         self,
         resources: AppResources,
@@ -101,6 +111,11 @@ class ChangeController(Controller):
                           "try again later or page with GET /v1/changes",
                           headers={"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
         start = last_event_id if last_event_id is not None else after
+        try:  # now, while the answer can still be 410; a stream that started has sent 200
+            await anyio.to_thread.run_sync(check_feed_cursor, resources.request_graph(), scope,
+                                           start)  # fmt: skip
+        except FeedCursorExpired as error:
+            raise _gone(error) from None
         return ServerSentEvent(_follow(resources, scope, start))
 
 
@@ -122,9 +137,12 @@ async def _events_until(
     settings = resources.settings.versions
     started = quiet_since = time.monotonic()
     while time.monotonic() - started < settings.max_stream_s:
-        items = await anyio.to_thread.run_sync(
-            _events, resources, scope, after, settings.max_feed_page
-        )
+        try:
+            items = await anyio.to_thread.run_sync(
+                _events, resources, scope, after, settings.max_feed_page
+            )
+        except FeedCursorExpired:
+            return  # retention overtook this stream: the reconnect (Last-Event-ID) gets 410
         for item in items:
             yield ServerSentEventMessage(
                 event="change", id=str(item.seq), data=msgspec.json.encode(item).decode()
@@ -141,7 +159,17 @@ async def _events_until(
 
 
 def _events(resources: AppResources, scope: str, after: int, limit: int) -> list[ChangeEvent]:
-    rows: list[dict[str, Any]] = resources.request_graph().read(
+    """The page, then retention's boundary: a deletion that races the page shows in the
+    boundary read after it, so it ends as a 410 (at worst one the reader did not need), never
+    as a silent gap. A reader from 0 gets only events after the boundary, for the same reason."""
+    graph = resources.request_graph()
+    rows: list[dict[str, Any]] = graph.read(
         "api/changes_page", scope=scope, after=after, limit=limit
     )
-    return [msgspec.convert(row, ChangeEvent) for row in rows]
+    deleted_through = check_feed_cursor(graph, scope, after)
+    return [msgspec.convert(row, ChangeEvent) for row in rows if row["seq"] > deleted_through]
+
+
+def _gone(error: FeedCursorExpired) -> ProblemDetailsException:
+    return problem(410, error.public_detail(), expired=True, after=error.after,
+                   oldestRetained=error.deleted_through + 1, restartAfter=0)  # fmt: skip

@@ -25,7 +25,6 @@ class WorkerReport(msgspec.Struct, frozen=True, kw_only=True):
     """What a worker says of itself with each answer (its process has no /metrics): its resident
     memory and its text caches, shown by the service's /metrics per worker."""
 
-    pid: int
     rss_bytes: int
     caches: tuple[CacheStats, ...]
 

@@ -14,22 +14,21 @@ class OpsSettings(msgspec.Struct, frozen=True, kw_only=True):
     the bucket and the scopes, never on how many answers were recorded: each reads the hourly
     and daily rollups the record writer keeps beside the records (service/ops/)."""
 
-    default_window_s: float = 7 * _DAY_S  # since, when the request names none
+    default_window_s: float = 7 * _DAY_S  # the window up to `until` when `since` is absent
     max_window_s: float = 400 * _DAY_S  # since..until at most
     max_buckets: int = 2_000  # buckets of one answer (a year of days; 83 days of hours)
     default_limit: int = 10  # rows of each list (gaps, cited documents), unless asked
-    max_limit: int = 100
-    # Gaps: the groups (scope and key words) read before similar ones are merged, and how alike
-    # two groups' key words must be (Jaccard) to be one gap.
-    gap_scan: int = 300
+    max_limit: int = 100  # rows of each list at most (a larger `limit` is a 400)
+    gap_scan: int = 300  # gap groups (scope and key words) read before similar ones merge
     # Daily gap rollups read at most (newest days first): one per scope, day, status and
     # distinct question, so this bounds a gaps request whatever the number of questions.
     gap_scan_rollups: int = 20_000
-    gap_similarity: float = 0.5
+    gap_similarity: float = 0.5  # Jaccard similarity of key words that makes two groups one gap
     max_wordings: int = 5  # wordings kept per gap group and day
     ticket_scan: int = 1_000  # open tickets read to attach to gaps
     recent_failures: int = 20  # the newest failure records listed
     failure_scan: int = 2_000  # failure records examined for that list
-    # Rollups outlive the records they count (records go after KGS_RECORDS_MAX_AGE_S).
+    # Age at which rollups are deleted: they outlive the records they count (records go after
+    # KGS_RECORDS_MAX_AGE_S).
     rollup_max_age_s: float = 400 * _DAY_S
-    failure_max_age_s: float = 30 * _DAY_S  # failure records themselves
+    failure_max_age_s: float = 30 * _DAY_S  # age at which failure records are deleted

@@ -1,5 +1,8 @@
 // The kgs evidence inspector: asks /v1/query and shows the one public answer beside its evidence
-// status, citations (opened at their exact source offsets), the context pack by role, the graph
+// status, why it is degraded (conflict with both sides, stale, abstained, partial, judge fallback,
+// graph unavailable, or the API's 503), its failure stages and source boundary, citations (opened
+// at their exact source offsets in the version quoted, with the document's versions and its
+// change-feed events), the context pack by role, the graph
 // window, the Cypher ready for Neo4j Browser, recent answers from the records, and the scope's
 // health report (contradictions and the other findings, page by page), and, for an answer that
 // left a gap, its escalation (draft, then ticket). Its Operations tab charts the answers and
@@ -75,6 +78,42 @@ const LABELS = {
       alsoAsked: "also asked as", noGaps: "No gaps in this window.", none: "none",
       citations: (n) => `cited by ${n} answers`, failuresTotal: (n) => `${n} failures in the window`,
     },
+    states: {  // [badge, what it means]; the reasons under it are the API's own words
+      conflict: ["Conflict", "The sources disagree: the answer states both sides."],
+      stale: ["Stale", "A cited page is expired or superseded."],
+      changed: ["Stale", "A cited document changed since this answer."],
+      abstained: ["Abstained", "No answer: the evidence found does not answer the question."],
+      partial: ["Partial", "Partly answered: some of the question is not covered."],
+      judge: ["Judge fallback", "The LLM judge failed; the deterministic review decided."],
+      graph: ["Graph unavailable", "Graph reads failed: answered from the documents' context only."],
+      unavailable: ["Unavailable", "The service cannot answer now: the knowledge graph (Neo4j) or the answer workers cannot be reached."],
+    },
+    stateFields: {
+      reasons: "Reasons", missingTerms: "Missing terms", missingValue: "Not stated", sides: "Sides",
+      stalePages: "Stale pages", documents: "Changed documents", judge: "Judge", graph: "Graph",
+      detail: "The service says", retry: "Retry", traceId: "Trace id",
+    },
+    staleDocument: (path, then, now) => (now == null ? `${path}: version ${then} cited, removed since`
+      : `${path}: version ${then} cited, now version ${now}`),
+    retryAfter: (s) => `in ${s} s`, networkDown: "the service did not answer (network error)",
+    failureStages: "Failure stages", boundary: "Source boundary", documentsRead: "documents read",
+    stages: {
+      parsing_source: "parsing the source", indexing: "indexing", retrieval: "retrieval",
+      reranking: "reranking", context_assembly: "context assembly", graph_evidence: "graph evidence",
+      generation: "generation", citation_verification: "citation verification",
+      permission_scope: "permission scope",
+    },
+    boundaries: { span: "span", section: "section", window: "window", full_document: "full document", none: "none" },
+    versions: "Versions", changes: "Changes of this document",
+    history: {
+      quoted: "quoted by this citation", head: "head", cited: (n) => `cited by ${n} answers`,
+      paragraphs: (n) => `${n} paragraphs`, none: "none",
+      bound: (n, scope) => `from the newest ${n} events of scope ${scope}`,
+    },
+    changeKinds: {
+      added: "added", updated: "updated", restored: "restored", withdrawn: "withdrawn",
+      purged: "purged", conflictResolved: "conflict resolved",
+    },
   },
   zh: {
     answer: "回答", citations: "引用", source: "出处", pack: "上下文包", graph: "图窗口",
@@ -139,11 +178,49 @@ const LABELS = {
       alsoAsked: "其他问法", noGaps: "此时间范围内没有缺口。", none: "无",
       citations: (n) => `被 ${n} 个回答引用`, failuresTotal: (n) => `时间范围内失败 ${n} 次`,
     },
+    states: {
+      conflict: ["存在冲突", "来源相互矛盾：回答列出了双方的说法。"],
+      stale: ["证据过期", "引用的页面已过期或已被取代。"],
+      changed: ["证据过期", "此回答之后，引用的文档已更改。"],
+      abstained: ["拒答", "未回答：找到的证据不能回答该问题。"],
+      partial: ["部分回答", "只回答了一部分：问题的某些部分没有被覆盖。"],
+      judge: ["评审回退", "LLM 评审失败，由确定性评审决定。"],
+      graph: ["图不可用", "图读取失败：仅根据文档上下文回答。"],
+      unavailable: ["服务不可用", "服务暂时无法回答：无法访问知识图谱（Neo4j）或回答进程。"],
+    },
+    stateFields: {
+      reasons: "原因", missingTerms: "缺少的关键词", missingValue: "未说明", sides: "双方说法",
+      stalePages: "过期页面", documents: "已更改的文档", judge: "评审", graph: "图",
+      detail: "服务返回", retry: "重试", traceId: "追踪 ID",
+    },
+    staleDocument: (path, then, now) => (now == null ? `${path}：引用的是第 ${then} 版，此后已删除`
+      : `${path}：引用的是第 ${then} 版，现为第 ${now} 版`),
+    retryAfter: (s) => `${s} 秒后`, networkDown: "服务没有响应（网络错误）",
+    failureStages: "失败阶段", boundary: "来源边界", documentsRead: "读取的文档",
+    stages: {
+      parsing_source: "源解析", indexing: "索引", retrieval: "检索", reranking: "重排序",
+      context_assembly: "上下文组装", graph_evidence: "图证据", generation: "生成",
+      citation_verification: "引用核验", permission_scope: "权限范围",
+    },
+    boundaries: { span: "片段", section: "章节", window: "局部窗口", full_document: "全文", none: "无" },
+    versions: "版本", changes: "此文档的变更",
+    history: {
+      quoted: "本引用所引的版本", head: "当前版本", cited: (n) => `被 ${n} 个回答引用`,
+      paragraphs: (n) => `${n} 个段落`, none: "无",
+      bound: (n, scope) => `取自范围 ${scope} 最新的 ${n} 个事件`,
+    },
+    changeKinds: {
+      added: "新增", updated: "更新", restored: "恢复", withdrawn: "撤回", purged: "清除",
+      conflictResolved: "冲突已解决",
+    },
   },
 };
 const STATUS_FIELDS = ["scope", "evidence", "degradation", "citations", "graph", "recovered", "replayId"];
 const $ = (id) => document.getElementById(id);
-const state = { response: null, lang: "en", health: null, escalation: null, view: "evidence", ops: null, opsRequest: null };
+const state = {
+  response: null, lang: "en", health: null, escalation: null, view: "evidence", ops: null, opsRequest: null,
+  unavailable: null, citation: null,
+};
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -165,13 +242,21 @@ function language(question) {
 function labels() { return LABELS[state.lang]; }
 function value(v) { return labels().values[String(v)] ?? String(v); }
 
+// A failed request throws an Error with the HTTP `status` (0: no answer at all), the problem
+// body (RFC 9457: detail, traceId) and the Retry-After the service suggested.
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
   const key = $("key").value.trim();
   if (key) headers["X-API-Key"] = key;
-  const response = await fetch(path, { ...options, headers });
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.detail || body.title || response.statusText);
+  let response;
+  try { response = await fetch(path, { ...options, headers }); }
+  catch { throw Object.assign(new Error(labels().networkDown), { status: 0, problem: {} }); }
+  const body = await response.json().catch(() => null);  // a proxy's error page is not JSON
+  if (!response.ok) {
+    throw Object.assign(new Error(body?.detail || body?.title || `${response.status} ${response.statusText}`),
+      { status: response.status, problem: body || {}, retryAfter: response.headers.get("Retry-After") });
+  }
+  if (body === null) throw new Error(`${path}: the response is not JSON`);
   return body;
 }
 
@@ -199,13 +284,26 @@ function renderStatus(response) {
 
 function renderCitations(response) {
   $("source").hidden = true;
+  state.citation = null;
   $("citations").replaceChildren(...(response.citations || []).map((c, i) => el("li", {},
     el("button", { type: "button", class: "citation", "data-index": String(i), text: `${c.place || `${c.path} ${c.startLine}`}: ${c.quote}`, onclick: () => openCitation(c) }))));
 }
 
+// The version the citation quotes (a newer head may no longer hold the quote); once retention
+// released it (410), the head.
+async function citedDocument(citation) {
+  const path = `/v1/documents/${encodeURIComponent(citation.documentId)}`;
+  if (citation.documentVersion == null) return api(path);
+  try { return await api(`${path}?version=${citation.documentVersion}`); }
+  catch (error) { if (error.status === 410) return api(path); throw error; }
+}
+
 async function openCitation(citation) {
+  const opened = { citation };
+  state.citation = opened;  // another click meanwhile: its reads win
   try {
-    const document_ = await api(`/v1/documents/${encodeURIComponent(citation.documentId)}`);
+    const document_ = await citedDocument(citation);
+    if (state.citation !== opened) return;
     const paragraph = document_.paragraphs.find(
       (p) => p.startOffset <= citation.startOffset && citation.endOffset <= p.endOffset);
     if (!paragraph) throw new Error("the cited paragraph is no longer in this document");
@@ -213,15 +311,185 @@ async function openCitation(citation) {
     const units = (count) => Array.from(paragraph.text).slice(0, count).join("").length;
     const start = units(citation.startOffset - paragraph.startOffset);
     const end = units(citation.endOffset - paragraph.startOffset);
-    $("source-path").textContent = `${document_.path} (${citation.startOffset}–${citation.endOffset})`;
+    $("source-path").textContent = `${document_.path} v${document_.version ?? "?"} (${citation.startOffset}–${citation.endOffset})`;
     $("source-text").replaceChildren(
       paragraph.text.slice(0, start),
       el("mark", { id: "highlight", text: paragraph.text.slice(start, end) }),
       paragraph.text.slice(end));
+    $("versions").replaceChildren();
+    $("changes").replaceChildren();
+    $("changes-bound").textContent = "";
     $("source").hidden = false;
     $("highlight").scrollIntoView({ block: "nearest" });
     showError(null);
-  } catch (error) { showError(error); }
+    await renderHistory(opened);
+  } catch (error) { if (state.citation === opened) showError(error); }
+}
+
+// The cited document's retained versions (GET /v1/documents/{id}/versions), the one the
+// citation quotes marked, and its events among the scope's newest change-feed page.
+const FEED_PAGE = 100;
+async function renderHistory(opened) {
+  const { citation } = opened;
+  const scope = citation.scope || state.response?.evidenceStatus?.scope;
+  const [history, events] = await Promise.all([
+    api(`/v1/documents/${encodeURIComponent(citation.documentId)}/versions`), newestChanges(scope)]);
+  if (state.citation !== opened) return;
+  const h = labels().history;
+  $("versions").replaceChildren(...history.items.map((v) => {
+    const quoted = v.version === citation.documentVersion;
+    return el("li", { "data-version": String(v.version), "data-quoted": String(quoted), "data-head": String(v.head),
+      class: quoted ? "quoted" : "",
+      text: [`v${v.version}`, minute(v.createdAt), h.paragraphs(v.paragraphs), h.cited(v.citedBy),
+        v.head && h.head, quoted && h.quoted].filter(Boolean).join(" · ") });
+  }));
+  const mine = events.filter((e) => e.documentId === citation.documentId).reverse();  // newest first
+  const versions = (e) => [e.oldVersion, e.newVersion].map((v) => (v == null ? "–" : `v${v}`)).join(" → ");
+  $("changes-bound").textContent = h.bound(events.length, scope);
+  $("changes").replaceChildren(...(mine.length
+    ? mine.map((e) => el("li", { "data-seq": String(e.seq), "data-kind": e.kind,
+      text: `#${e.seq} · ${labels().changeKinds[e.kind] || e.kind} · ${versions(e)} · ${minute(e.at)}` }))
+    : [el("li", { class: "none", text: h.none })]));
+}
+
+// The feed reads forward from a cursor: its end is found by doubling the cursor past it, then
+// halving back (a few one-event reads), and only the page before the end is read.
+async function newestChanges(scope) {
+  const page = (after, limit) => api(`/v1/changes?${new URLSearchParams({ scope, after: String(after), limit: String(limit) })}`);
+  const after = async (seq) => (await page(seq, 1)).items.length > 0;  // an event after seq?
+  const first = await page(0, FEED_PAGE);
+  if (!first.items.length || !(await after(first.last))) return first.items;
+  let [low, high] = [first.last, first.last * 2];  // events after low; none after high, once found
+  while (await after(high)) [low, high] = [high, high * 2];
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await after(middle)) low = middle; else high = middle;
+  }
+  return (await page(Math.max(0, high - FEED_PAGE), FEED_PAGE)).items;  // high: the newest event
+}
+
+// Why an answer is degraded, one panel per state, each with the API's own reasons: a conflict
+// with both sides, stale evidence (a page expired or superseded when asked, or a cited document
+// changed since: the record's staleReason), an abstention or a partial answer with the
+// sufficiency review's reasons, the LLM judge's failure, graph reads that failed.
+function statePanel(name, ...details) {
+  const [badge, meaning] = labels().states[name];
+  return el("div", { class: `state state-${name}`, "data-state": name },
+    el("p", { class: "state-head" }, el("span", { class: "badge", text: badge }), " ", el("span", { class: "meaning", text: meaning })),
+    ...details);
+}
+
+function stateField(name, ...content) {
+  return el("div", { class: "reason", "data-field": name },
+    el("span", { class: "meta", text: `${labels().stateFields[name]}: ` }), ...content);
+}
+
+const textList = (items) => el("ul", {}, ...items.map((text) => el("li", { text })));
+
+// A conflict fragment's text names every side as `PATH (line N) gives VALUE ("QUOTE")`
+// (service/pipeline/conflicts/wording.py); its fields place only the first side, so each side is
+// read from that text, and a side it cannot read shows its value only (the text is shown too).
+function conflictSides(fragment) {
+  const text = fragment.text || "";
+  return (fragment.conflictValues || []).map((value) => {
+    const marker = ` gives ${value} ("`;
+    const at = text.indexOf(marker);
+    const place = at < 0 ? null : /(\S+) \(line (\d+)\)$/.exec(text.slice(0, at));
+    if (!place) return { value };
+    const start = at + marker.length;
+    const end = /"\)(?:, while |, |\.$)/.exec(text.slice(start));
+    return { value, path: place[1], line: Number(place[2]), quote: text.slice(start, end ? start + end.index : text.length) };
+  });
+}
+
+function conflictItem(fragment) {
+  const sides = conflictSides(fragment);
+  return el("div", { class: "conflict", "data-fragment": fragment.id },
+    el("p", { class: "values", text: (fragment.conflictValues || []).join(" ≠ ") }),
+    el("ul", { class: "sides" }, ...sides.map((side) => el("li", { class: "side", "data-value": side.value },
+      el("div", { class: "meta", text: side.path ? `${side.value} · ${side.path}:${side.line}` : side.value }),
+      ...(side.quote ? [el("blockquote", { text: side.quote })] : [])))),
+    ...(sides.every((side) => side.path) ? [] : [el("p", { class: "statement", text: fragment.text })]));
+}
+
+function degradedStates(response) {
+  const trace = response.trace || {};
+  const review = trace.ragSufficiencyReview || {};
+  const status = response.evidenceStatus || {};
+  const reasons = review.reasons || [];
+  const missing = () => (review.missingTerms?.length ? [stateField("missingTerms", review.missingTerms.join(", "))] : []);
+  const panels = [];
+  if (response.status === "conflict" || status.degradation === "conflict") {
+    const conflicts = (trace.ragContextPack?.fragments || []).filter((f) => f.role === "conflict");
+    panels.push(statePanel("conflict", stateField("reasons", textList(reasons.filter((r) => r.startsWith("conflicting_evidence")))),
+      stateField("sides", ...conflicts.map(conflictItem))));
+  }
+  if (response.status === "stale" || status.degradation === "stale_evidence") {
+    panels.push(statePanel("stale", stateField("reasons", textList(reasons.filter((r) => r.startsWith("stale_evidence")))),
+      ...(review.stale?.length ? [stateField("stalePages", review.stale.join(", "))] : [])));
+  }
+  const record = response.record;
+  if (record?.stale) {
+    const changed = (record.documents || []).filter((d) => d.currentContentHash !== d.contentHash);
+    panels.push(statePanel("changed", stateField("reasons", textList([record.staleReason || ""])),
+      stateField("documents", textList(changed.map((d) => labels().staleDocument(d.path, d.version, d.currentContentHash == null ? null : d.currentVersion))))));
+  }
+  if (response.status === "abstained") panels.push(statePanel("abstained", stateField("reasons", textList(reasons)), ...missing()));
+  if (response.status === "partial") {
+    const typed = trace.answerType || {};
+    panels.push(statePanel("partial", stateField("reasons", textList(reasons)), ...missing(),
+      ...(typed.outcome === "missing" && typed.noun ? [stateField("missingValue", typed.noun)] : [])));
+  }
+  if (review.judge?.failure) panels.push(statePanel("judge", stateField("judge", review.judge.failure)));
+  if (status.graph === "unavailable") {
+    const graph = (trace.ragFailureClassifications || []).find((c) => c.stage === "graph_evidence");
+    panels.push(statePanel("graph", stateField("graph", trace.graphContext?.error || graph?.reason || "")));
+  }
+  return panels;
+}
+
+// The failure stages the trace classified (ragFailureClassifications), each with its reason and
+// the ids or gate names to look up, and how far the sources were read (the pack's widest
+// source boundary, and the documents read).
+function renderDiagnosis(trace) {
+  const failures = trace.ragFailureClassifications || [];
+  const pack = trace.ragContextPack || {};
+  $("failure-stages").replaceChildren(...(failures.length ? failures.map((c) => el("li", { "data-stage": c.stage },
+    el("strong", { text: labels().stages[c.stage] || c.stage }), `: ${c.reason}`,
+    ...(c.evidence?.length ? [el("span", { class: "meta", text: ` (${c.evidence.join(", ")})` })] : [])))
+    : [el("li", { class: "none", text: labels().history.none })]));
+  const boundary = pack.sourceBoundary || "none";
+  $("boundary").dataset.boundary = boundary;
+  $("boundary").textContent = `${labels().boundary}: ${labels().boundaries[boundary] || boundary}`
+    + ` · ${labels().documentsRead}: ${(pack.documentsRead || []).join(", ") || labels().history.none}`;
+  $("diagnosis").hidden = !trace.ragContextPack && !failures.length;
+}
+
+// The service could not answer (503: Neo4j away, the answer workers restarting; 0: no answer at
+// all): no answer is shown, only this state, with the problem's detail and trace id.
+function showUnavailable(error) {
+  state.response = null;
+  state.unavailable = { detail: error.message, retryAfter: error.retryAfter, traceId: error.problem?.traceId, status: error.status };
+  renderUnavailable();
+}
+
+function renderUnavailable() {
+  const u = state.unavailable;
+  clearAnswer();
+  $("states").replaceChildren(statePanel("unavailable", stateField("detail", u.status ? `${u.status} · ${u.detail}` : u.detail),
+    ...(u.retryAfter ? [stateField("retry", labels().retryAfter(u.retryAfter))] : []),
+    ...(u.traceId ? [stateField("traceId", u.traceId)] : [])));
+}
+
+function clearAnswer() {
+  $("answer").textContent = "";
+  delete $("answer").dataset.traceId;
+  for (const id of ["states", "status", "citations", "failure-stages", "budget", "pack", "neighbours", "excluded", "cypher", "graph"]) {
+    $(id).replaceChildren();
+  }
+  $("diagnosis").hidden = true;
+  $("source").hidden = true;
+  state.citation = null;
 }
 
 function renderPack(trace) {
@@ -242,7 +510,7 @@ function renderPack(trace) {
   $("pack").replaceChildren(...[...groups].map(([role, items]) => el("div", { class: "role", "data-role": role },
     el("h3", { text: labels().roles[role] || role }),
     ...items.map(({ fragment, decision }) => el("div", { class: `fragment decision-${decision.status}`, "data-decision": decision.status },
-      el("div", { class: "meta", text: `${labels().decisions[decision.status] || decision.status} · ${(fragment || decision).path || ""}${decision.reason ? " · " + decision.reason : ""}` }),
+      el("div", { class: "meta", text: `${labels().decisions[decision.status] || decision.status} · ${(fragment || decision).path || ""}${fragment?.sourceBoundary ? ` · ${labels().boundaries[fragment.sourceBoundary] || fragment.sourceBoundary}` : ""}${decision.reason ? " · " + decision.reason : ""}` }),
       el("div", { text: fragment ? fragment.text : "" }))))));
 }
 
@@ -297,11 +565,14 @@ async function copy(text, button) {
 
 async function show(response) {
   state.response = response;
+  state.unavailable = null;
   state.lang = language(response.trace?.plan?.query || $("question").value);
   relabel();
   $("answer").textContent = response.answer;
   $("answer").dataset.traceId = response.traceId;
+  $("states").replaceChildren(...degradedStates(response));
   renderStatus(response);
+  renderDiagnosis(response.trace || {});
   renderCitations(response);
   renderPack(response.trace || {});
   renderGraph(response.trace || {});
@@ -313,12 +584,20 @@ async function ask(event) {
   event.preventDefault();
   clearEscalation();  // a new question: the last answer's (or gap's) draft or ticket goes with it
   showView("evidence");
+  let response;
   try {
     // No scope: the API answers from the best of the scopes the key may read (the trace's
     // scopeChoice says which), as for any client.
     const scope = $("scope").value.trim();
     const body = scope ? { query: $("question").value, scope } : { query: $("question").value };
-    const response = await api("/v1/query", { method: "POST", body: JSON.stringify(body) });
+    response = await api("/v1/query", { method: "POST", body: JSON.stringify(body) });
+  } catch (error) {
+    state.lang = language($("question").value);
+    relabel();
+    if (error.status === 503 || error.status === 0) { showUnavailable(error); showError(null); } else showError(error);
+    return;
+  }
+  try {
     await show(response);
     await loadRecent();
     showError(null);
@@ -368,7 +647,10 @@ async function openRecord(traceId) {
   try {
     const stored = await api(`/v1/traces/${traceId}`);
     const bundle = await api(`/v1/answers/${traceId}/export`);
-    await show({ answer: bundle.answer, status: bundle.status, evidenceStatus: bundle.evidenceStatus, citations: bundle.citations, traceId, trace: stored.trace });
+    // The record says whether a document it cited changed since (stale, staleReason, and each
+    // document's version then and now).
+    const record = { stale: bundle.stale, staleReason: bundle.staleReason, documents: bundle.documents };
+    await show({ answer: bundle.answer, status: bundle.status, evidenceStatus: bundle.evidenceStatus, citations: bundle.citations, traceId, trace: stored.trace, record });
   } catch (error) { showError(error); }
 }
 
@@ -454,7 +736,7 @@ async function moreHealth(name, button) {
 // moves under the gaps table (`gap: true`) and comes back to the answer with the next question.
 function clearEscalation() {
   state.escalation = null;
-  $("answer").after($("escalation"));
+  $("states").after($("escalation"));  // under the answer's states: the reason, then the offer
   markEscalatingGap();
   $("escalation").hidden = true;
   $("escalate").disabled = false;
@@ -766,6 +1048,7 @@ function init() {
   $("lang").addEventListener("change", () => {
     if (state.response) show(state.response);
     else { state.lang = language($("question").value); relabel(); }
+    if (state.unavailable) renderUnavailable();
     renderEscalation();  // a gap's draft, when no answer is shown
     if (state.health) renderHealth();
     if (state.ops) renderOps();
