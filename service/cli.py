@@ -371,6 +371,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             "KGS_API_MALLOC_MMAP_THRESHOLD_BYTES=%d not applied: the C library is not glibc",
             threshold,
         )
+    if settings.api.onednn_primitive_cache:  # read by oneDNN when the model first runs
+        os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY",
+                              str(settings.api.onednn_primitive_cache))  # fmt: skip
     uvicorn.run(
         create_app(settings), host=args.host, port=args.port,
         log_config=None,  # keep the JSON logs; the app logs each request with its trace id

@@ -69,6 +69,11 @@ class ApiSettings(msgspec.Struct, frozen=True, kw_only=True):
     # own threshold, which it raises up to 32 MiB after large frees, so the embedding model's
     # varying buffers stayed in the heap: RSS +12 MiB/min under the 30-minute soak).
     malloc_mmap_threshold_bytes: Annotated[int, ZERO_ALLOWED] = 131_072
+    # Compiled oneDNN kernels the model's library keeps (ONEDNN_PRIMITIVE_CACHE_CAPACITY; 0:
+    # oneDNN's own 1,024). A kernel per new input shape, and questions come in every length: RSS
+    # rose about 1 MiB per 50 model calls of new lengths with 1,024 and stayed flat with 8
+    # (bench/studies/model_memory.py).
+    onednn_primitive_cache: Annotated[int, ZERO_ALLOWED] = 32
     # Allocations that start a young-generation garbage collection in a served process (Python's
     # default: 700). An answer allocates a few thousand objects (rows, passages, facts): at 700
     # each answer ran about four young collections and, every 20 answers or so, a full one over
