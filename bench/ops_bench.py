@@ -8,11 +8,14 @@ with 1,000,000 answer records in the database.
    seeded mix of statuses (one in eight abstained, one in eight partial, one in fifty a
    conflict), stage timings drawn around a real answer's, two or three cited documents from a
    pool of 200, and questions from a pool of 3,000 wordings. Each answer is an AnswerRecord built
-   by the project's own model; its counts go into the rollups through the writer's own statement
-   (cypher/ops/count_answers.cypher, in batches), and the record node itself is written without
-   its response (cypher/bench/seed_answer_records.cypher). --failures failure records go through
-   the project's store_failure.
-2. Checks that the summary over the whole window counts every seeded answer.
+   by the project's own model and counted by the writer's own answer_counts; the record node is
+   written without its response (cypher/bench/seed_answer_records.cypher) and the rollups are
+   summed here and written at once (cypher/bench/seed_ops_rollups.cypher): through the writer's
+   statement, one answer at a time, a million would take hours. --failures failure records go
+   through the project's store_failure.
+2. Checks that the writer's statement (cypher/ops/count_answers.cypher) and the summed rollups
+   give the same summary and gaps on 3,000 answers, and that the summary over the whole window
+   counts every seeded answer.
 3. Times --calls requests of each kind through the API (Litestar's test client, in process,
    after three untimed ones): the summary of every scope over 7 days by hour and over 30 days
    by day, one scope's summary over 30 days by hour, gaps over 30 days, failures over 7 days.
@@ -29,7 +32,8 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -46,7 +50,10 @@ from service.settings import Settings
 
 PREFIX = "bench-ops-"
 SEED = 42
-BATCH = 2_000  # answers per seeding transaction
+BATCH = 10_000  # answers per seeding transaction
+ROLLUP_BATCH = 5_000  # rollups of each kind per seeding transaction
+CHECK_ANSWERS = 3_000  # answers seeded both ways to show the seeding equals the writer's
+MAX_WORDINGS = 5
 DOCUMENTS = 200
 WORDINGS = 3_000
 TARGET_MS = 200.0
@@ -86,6 +93,7 @@ def main() -> None:
               f"{time.perf_counter() - started:.0f} s")  # fmt: skip
         resources = AppResources(settings, graph=graph, embedder=None)
         with TestClient(create_app(settings, resources)) as client:
+            check_rollups(graph, client, args, now_ms)
             check_counts(client, args, now_ms)
             timings(client, args, now_ms)
     finally:
@@ -94,21 +102,23 @@ def main() -> None:
         close()
 
 
-def seed(graph: Graph, args: argparse.Namespace, now_ms: int) -> None:
-    rng = random.Random(SEED)
+def answers(args: argparse.Namespace, now_ms: int, scopes: list[str], count: int,
+            seed: int = SEED) -> Iterator[list[AnswerRecord]]:  # fmt: skip
+    """`count` synthetic answers over the last --days days, in batches."""
+    rng = random.Random(seed)
     wordings = [frame.format(rng.choice(SUBJECTS), rng.choice(SUBJECTS)) + f" ({n})"
                 for n, frame in enumerate(rng.choices(FRAMES, k=WORDINGS))]  # fmt: skip
     statuses, weights = zip(*STATUSES, strict=True)
     start_ms = now_ms - args.days * DAY_MS
-    for first in range(0, args.records, BATCH):
-        records = []
-        for n in range(first, min(first + BATCH, args.records)):
+    for first in range(0, count, BATCH):
+        batch = []
+        for n in range(first, min(first + BATCH, count)):
             at = rng.randrange(start_ms, now_ms)
-            records.append(AnswerRecord(
-                id=f"t_bench{n:011d}", replay_id="", scope=f"{PREFIX}{n % args.scopes}",
-                scopes=(f"{PREFIX}{n % args.scopes}",), query=rng.choice(wordings), request={},
-                status=rng.choices(statuses, weights)[0], created_at=iso_time(at),
-                created_at_ms=at, key_name="bench", client="rest",
+            scope = scopes[n % len(scopes)]
+            batch.append(AnswerRecord(
+                id=f"t_bench{seed}{n:011d}", replay_id="", scope=scope, scopes=(scope,),
+                query=rng.choice(wordings), request={}, status=rng.choices(statuses, weights)[0],
+                created_at=iso_time(at), created_at_ms=at, key_name="bench", client="rest",
                 timings_ms={s: round(rng.lognormvariate(0, 0.6) * ms, 2)
                             for s, ms in STAGES.items()},
                 evidence_status={}, response=b"",
@@ -116,18 +126,118 @@ def seed(graph: Graph, args: argparse.Namespace, now_ms: int) -> None:
                             for _ in range(rng.choice((2, 3)))),
                 used=(),
             ))  # fmt: skip
-        graph.write("bench/seed_answer_records", records=[_node(r) for r in records])
-        graph.write("ops/count_answers", answers=[answer_counts(r) for r in records],
-                    bins=len(LATENCY_BOUNDS_MS) + 1, maxWordings=5)  # fmt: skip
+        yield batch
+
+
+class Rollups:
+    """What count_answers.cypher would leave after the answers added here, summed in Python
+    so that a million answers are written in minutes (bench only)."""
+
+    def __init__(self) -> None:
+        self.hours: Counter[tuple[Any, ...]] = Counter()
+        self.latencies: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.cited: Counter[tuple[Any, ...]] = Counter()
+        self.gaps: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def add(self, row: dict[str, Any]) -> None:
+        scope, hour, day = row["scope"], row["hourMs"], row["dayMs"]
+        self.hours[(scope, hour, row["status"])] += 1
+        for stage in row["stages"]:
+            held = self.latencies.setdefault((scope, day, stage["stage"]), {
+                "scope": scope, "dayMs": day, "stage": stage["stage"],
+                "counts": [0] * (len(LATENCY_BOUNDS_MS) + 1), "sumMs": 0.0})  # fmt: skip
+            held["counts"][stage["bin"]] += 1
+            held["sumMs"] += stage["ms"]
+        for document in row["documents"]:
+            self.cited[(scope, day, document)] += 1
+        if (gap := row["gap"]) is not None:
+            held = self.gaps.setdefault((scope, day, gap["key"], row["status"]), {
+                "scope": scope, "dayMs": day, "key": gap["key"], "status": row["status"],
+                "asked": 0, "words": gap["words"], "wordings": [], "lastAskedMs": 0})  # fmt: skip
+            held["asked"] += 1
+            if gap["query"] not in held["wordings"] and len(held["wordings"]) < MAX_WORDINGS:
+                held["wordings"].append(gap["query"])
+            if row["atMs"] >= held["lastAskedMs"]:
+                held.update(lastAskedMs=row["atMs"], traceId=row["traceId"], query=gap["query"])
+
+    def write(self, graph: Graph) -> None:
+        lists = {
+            "hours": [{"scope": s, "hourMs": h, "status": st, "answers": n}
+                      for (s, h, st), n in self.hours.items()],
+            "latencies": list(self.latencies.values()),
+            "cited": [{"scope": s, "dayMs": d, "documentId": doc, "citations": n}
+                      for (s, d, doc), n in self.cited.items()],
+            "gaps": list(self.gaps.values()),
+        }  # fmt: skip
+        longest = max(len(rows) for rows in lists.values())
+        for first in range(0, longest, ROLLUP_BATCH):
+            graph.write(
+                "bench/seed_ops_rollups",
+                **{k: rows[first : first + ROLLUP_BATCH] for k, rows in lists.items()},
+            )
+
+
+def seed(graph: Graph, args: argparse.Namespace, now_ms: int) -> None:
+    rollups = Rollups()
+    scopes = [f"{PREFIX}{n}" for n in range(args.scopes)]
+    for batch in answers(args, now_ms, scopes, args.records):
+        graph.write("bench/seed_answer_records", records=[_node(r) for r in batch])
+        for record in batch:
+            rollups.add(answer_counts(record))
+    rollups.write(graph)
+    rng = random.Random(SEED)
+    start_ms = now_ms - args.days * DAY_MS
     kinds = (("pipeline.retrieval", "neo4j-timeout", 504), ("answer-pool", "worker-stopped", 503),
              ("question.runner", "neo4j-unavailable", 503))  # fmt: skip
     for n in range(args.failures):
         stage, error_type, status = rng.choice(kinds)
         store_failure(graph, FailureRecord(
-            trace_id=f"t_benchfail{n:07d}", scope=f"{PREFIX}{n % args.scopes}", stage=stage,
+            trace_id=f"t_benchfail{n:07d}", scope=scopes[n % args.scopes], stage=stage,
             error_type=error_type, status=status,
             created_at_ms=rng.randrange(start_ms, now_ms), key_name="bench", client="rest",
         ))  # fmt: skip
+
+
+def check_rollups(graph: Graph, client: TestClient[Any], args: argparse.Namespace,
+                  now_ms: int) -> None:  # fmt: skip
+    """The same CHECK_ANSWERS answers counted by the writer's statement into one scope and
+    summed here into another give the same summary and gaps."""
+    written, summed = f"{PREFIX}check-written", f"{PREFIX}check-summed"
+    rollups = Rollups()
+    for kept, scope in ((None, written), (rollups, summed)):
+        for batch in answers(args, now_ms, [scope], CHECK_ANSWERS, seed=SEED + 1):
+            rows = [answer_counts(r) for r in batch]
+            if kept is None:
+                for first in range(0, len(rows), 200):
+                    graph.write(
+                        "ops/count_answers",
+                        answers=rows[first : first + 200],
+                        bins=len(LATENCY_BOUNDS_MS) + 1,
+                        maxWordings=MAX_WORDINGS,
+                    )
+            else:
+                for row in rows:
+                    kept.add(row)
+    rollups.write(graph)
+    since = iso_time(now_ms - (args.days + 1) * DAY_MS)
+    views = []
+    for scope in (written, summed):
+        summary = client.get("/v1/ops/summary", params={"scope": scope, "since": since,
+                                                        "limit": 20}).json()  # fmt: skip
+        gaps = client.get("/v1/ops/gaps", params={"scope": scope, "since": since,
+                                                  "limit": 20}).json()  # fmt: skip
+        views.append(
+            (
+                summary["totals"],
+                summary["buckets"],
+                summary["latencyMs"],
+                [(d["documentId"], d["citations"]) for d in summary["topCitedDocuments"]],
+                [{k: v for k, v in g.items() if k != "scope"} for g in gaps["gaps"]],
+            )
+        )
+    print(f"writer's statement and summed rollups agree on {CHECK_ANSWERS:,} answers: "
+          f"{views[0] == views[1]}")  # fmt: skip
+    assert views[0] == views[1]
 
 
 def _node(record: AnswerRecord) -> dict[str, Any]:

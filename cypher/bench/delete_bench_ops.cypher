@@ -8,7 +8,7 @@ CALL () {
   UNION ALL
   MATCH (n:RequestFailure) WHERE n.scope STARTS WITH $prefix RETURN n
   UNION ALL
-  MATCH (n:OpsHour|OpsLatencyHour|OpsCitedDay|OpsGapDay|OpsFailureHour)
+  MATCH (n:OpsHour|OpsLatencyDay|OpsCitedDay|OpsGapDay|OpsFailureHour)
   WHERE n.scope STARTS WITH $prefix RETURN n
 }
 WITH n LIMIT $batch

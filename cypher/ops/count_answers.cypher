@@ -1,6 +1,6 @@
 // mode: write
 // Count new answer records into the operations rollups (service/records/rollup.py): answers by
-// scope, hour and status; a latency histogram by scope, hour and stage; citations by scope, day
+// scope, hour and status; a latency histogram by scope, day and stage; citations by scope, day
 // and document; unanswered questions by scope, day, key words and status. Run in the record's
 // own transaction, only when the record was created, so a record is counted once. A rollup
 // written twice by two service replicas at once is summed by every read, so it counts alike.
@@ -14,7 +14,7 @@ SET h.answers = h.answers + 1
 WITH a
 CALL (a) {
   UNWIND a.stages AS s
-  MERGE (l:OpsLatencyHour {scope: a.scope, hourMs: a.hourMs, stage: s.stage})
+  MERGE (l:OpsLatencyDay {scope: a.scope, dayMs: a.dayMs, stage: s.stage})
   ON CREATE SET l.counts = [i IN range(1, $bins) | 0], l.sumMs = 0.0
   SET l.counts = [i IN range(0, size(l.counts) - 1) |
                   l.counts[i] + CASE WHEN i = s.bin THEN 1 ELSE 0 END],

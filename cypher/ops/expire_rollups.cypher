@@ -5,7 +5,7 @@
 CALL () {
   MATCH (h:OpsHour) WHERE h.hourMs < $beforeMs RETURN h AS n
   UNION ALL
-  MATCH (l:OpsLatencyHour) WHERE l.hourMs < $beforeMs RETURN l AS n
+  MATCH (l:OpsLatencyDay) WHERE l.dayMs < $beforeMs RETURN l AS n
   UNION ALL
   MATCH (c:OpsCitedDay) WHERE c.dayMs < $beforeMs RETURN c AS n
   UNION ALL

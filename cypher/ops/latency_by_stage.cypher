@@ -1,13 +1,13 @@
 // mode: read
 // returns: stage, counts, answers, sumMs
-// Each pipeline stage's latency histogram over the window, summed bin by bin from the hourly
-// rollups (the bins' bounds: service/records/rollup.py).
+// Each pipeline stage's latency histogram over the window (whole days), summed bin by bin from
+// the daily rollups (the bins' bounds: service/records/rollup.py).
 // :param sinceMs => 1764288000000
 // :param untilMs => 1764892800000
 // :param scopes => null
 // :param scope => 'kitchen'
-MATCH (l:OpsLatencyHour)
-WHERE l.hourMs >= $sinceMs AND l.hourMs < $untilMs
+MATCH (l:OpsLatencyDay)
+WHERE l.dayMs >= $sinceMs AND l.dayMs < $untilMs
   AND ($scopes IS NULL OR l.scope IN $scopes) AND ($scope IS NULL OR l.scope = $scope)
 WITH l.stage AS stage, collect(l.counts) AS histograms, sum(l.sumMs) AS sumMs
 WITH stage, sumMs,

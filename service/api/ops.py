@@ -59,8 +59,9 @@ class OpsController(Controller):
         """Answers by status per bucket, abstention and conflict rates, latency p50/p95 per
         pipeline stage, the most and never cited documents, tickets opened and closed."""
         window, asked = _request(resources, grant, scope_name, since, until, bucket)
-        return read_summary(resources.request_graph(), window, scope=asked,
-                            scopes=grant.readable(), limit=_limit(resources, limit))  # fmt: skip
+        return read_summary(resources.request_graph(), window, resources.settings.ops,
+                            scope=asked, scopes=grant.readable(),
+                            limit=_limit(resources, limit))  # fmt: skip
 
     @get("/gaps", sync_to_thread=True, responses=v1_problems(400, 404))
     def gaps(

@@ -11,6 +11,7 @@ from service.db.graph import Graph
 from service.ops.latency import percentile_ms
 from service.ops.window import Window
 from service.records.model import iso_time
+from service.settings import OpsSettings
 
 __all__ = ["Summary", "read_summary"]
 
@@ -57,8 +58,9 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 def read_summary(
-    graph: Graph, window: Window, *, scope: str | None, scopes: list[str] | None, limit: int
-) -> Summary:
+    graph: Graph, window: Window, settings: OpsSettings, *, scope: str | None,
+    scopes: list[str] | None, limit: int,
+) -> Summary:  # fmt: skip
     """`scopes`: the key's readable scopes (None: all); `scope`: one of them, or None."""
     where = {"scopes": scopes, "scope": scope}
     hours = {"sinceMs": window.since_ms, "untilMs": window.until_ms, **where}
@@ -82,11 +84,12 @@ def read_summary(
         totals=Totals(answered, dict(sorted(totals.items())),
                       _rate(totals.get("abstained", 0), answered),
                       _rate(totals.get("conflict", 0), answered)),
-        latency_ms=[_latency(row) for row in graph.read("ops/latency_by_stage", **hours)],
+        latency_ms=[_latency(row) for row in graph.read("ops/latency_by_stage", **days)],
         top_cited_documents=[_document(row) for row in
                              graph.read("ops/top_cited", limit=limit, **days)],
         never_cited_documents=[_document(row) for row in
-                               graph.read("ops/never_cited", limit=limit, **days)],
+                               graph.read("ops/never_cited", limit=limit,
+                                          scan=settings.document_scan, **days)],
         tickets={"opened": int(flow["opened"]), "closed": int(flow["closed"])},
     )  # fmt: skip
 

@@ -4,7 +4,7 @@ operations routes read a number of rollups that depends on the window and the sc
 how many answers were given (docs/operations.md, "Operations API").
 
 - OpsHour {scope, hourMs, status}: answers;
-- OpsLatencyHour {scope, hourMs, stage}: a histogram of the stage's time over LATENCY_BOUNDS_MS
+- OpsLatencyDay {scope, dayMs, stage}: a histogram of the stage's time over LATENCY_BOUNDS_MS
   (stage "total": their sum);
 - OpsCitedDay {scope, dayMs, documentId}: citations of the document;
 - OpsGapDay {scope, dayMs, key, status}: questions not answered (GAP_STATUSES), grouped by

@@ -25,6 +25,7 @@ class OpsSettings(msgspec.Struct, frozen=True, kw_only=True):
     gap_scan_rollups: int = 20_000
     gap_similarity: float = 0.5  # Jaccard similarity of key words that makes two groups one gap
     max_wordings: int = 5  # wordings kept per gap group and day
+    document_scan: int = 5_000  # documents examined for the never-cited list
     ticket_scan: int = 1_000  # open tickets read to attach to gaps
     recent_failures: int = 20  # the newest failure records listed
     failure_scan: int = 2_000  # failure records examined for that list
