@@ -192,17 +192,10 @@ def apply_retention(graph: Graph, settings: RecordSettings, now_ms: int | None =
     per transaction; the number deleted."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     before = now_ms - int(settings.max_age_s * 1000)
-    deleted = 0
-    for name, params in (
-        ("records/expire_answers", {"before": before}),
-        ("records/trim_answers", {"keep": settings.max_count}),
-    ):
-        while True:
-            [row] = graph.write(name, batch=settings.retention_batch, **params).rows
-            deleted += int(row["deleted"])
-            if int(row["deleted"]) < settings.retention_batch:
-                break
-    return deleted
+    batch = settings.retention_batch
+    return _delete_in_batches(graph, "records/expire_answers", batch, before=before) + (
+        _delete_in_batches(graph, "records/trim_answers", batch, keep=settings.max_count)
+    )
 
 
 def apply_ops_retention(
@@ -211,15 +204,21 @@ def apply_ops_retention(
     """Delete failure records older than failure_max_age_s and rollups older than
     rollup_max_age_s, a batch per transaction; the number of nodes deleted."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    return sum(
+        _delete_in_batches(graph, name, batch, beforeMs=now_ms - int(max_age_s * 1000))
+        for name, max_age_s in (("ops/expire_failures", settings.failure_max_age_s),
+                                ("ops/expire_rollups", settings.rollup_max_age_s))
+    )  # fmt: skip
+
+
+def _delete_in_batches(graph: Graph, name: str, batch: int, **params: Any) -> int:
+    """Run a deleting statement until a batch deletes fewer than `batch`; how many went."""
     deleted = 0
-    for name, max_age_s in (("ops/expire_failures", settings.failure_max_age_s),
-                            ("ops/expire_rollups", settings.rollup_max_age_s)):  # fmt: skip
-        while True:
-            [row] = graph.write(name, beforeMs=now_ms - int(max_age_s * 1000), batch=batch).rows
-            deleted += int(row["deleted"])
-            if int(row["deleted"]) < batch:
-                break
-    return deleted
+    while True:
+        [row] = graph.write(name, batch=batch, **params).rows
+        deleted += int(row["deleted"])
+        if int(row["deleted"]) < batch:
+            return deleted
 
 
 def _list(values: tuple[str, ...] | None) -> list[str] | None:

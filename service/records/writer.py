@@ -78,25 +78,19 @@ class RecordWriter:
         made it. False: dropped, the queue being full."""
         pending = _Pending(response, request, tuple(scopes), key_name, client, created_at_ms,
                            encoded)  # fmt: skip
-        with self._idle:
-            try:
-                self._queue.put_nowait(pending)
-            except queue.Full:
-                self._on_outcome("dropped")
-                log.warning("answer record %s dropped: %d records queued",
-                            response["trace"]["traceId"], self.settings.queue_size)  # fmt: skip
-                return False
-            self._pending += 1
-            return True
+        return self._enqueue(pending)
 
     def submit_failure(self, failure: FailureRecord) -> bool:
         """Queue a failure record, under the same bound as answers. False: dropped."""
+        return self._enqueue(failure)
+
+    def _enqueue(self, item: _Pending | FailureRecord) -> bool:
         with self._idle:
             try:
-                self._queue.put_nowait(failure)
+                self._queue.put_nowait(item)
             except queue.Full:
                 self._on_outcome("dropped")
-                log.warning("failure record %s dropped: %d records queued", failure.trace_id,
+                log.warning("%s dropped: %d records queued", _described(item),
                             self.settings.queue_size)  # fmt: skip
                 return False
             self._pending += 1
@@ -137,11 +131,6 @@ class RecordWriter:
                     self._idle.notify_all()
 
     def _write(self, item: _Pending | FailureRecord) -> None:
-        trace_id: object = (
-            item.trace_id
-            if isinstance(item, FailureRecord)
-            else (item.response.get("trace") or {}).get("traceId")
-        )
         try:
             if isinstance(item, FailureRecord):
                 store_failure(self.graph, item)
@@ -155,10 +144,10 @@ class RecordWriter:
                 store_record(self.graph, record, self.ops.max_wordings)
         except (DriverError, Neo4jError) as error:
             self._on_outcome("failed")
-            log.error("answer record %s not stored: %s", trace_id, error)
+            log.error("%s not stored: %s", _described(item), error)
         except Exception:  # the writer thread outlives any one record
             self._on_outcome("failed")
-            log.exception("answer record %s not stored", trace_id)
+            log.exception("%s not stored", _described(item))
         else:
             self._on_outcome("written")
 
@@ -172,3 +161,10 @@ class RecordWriter:
             return
         if deleted:
             log.info("answer record retention deleted %d records", deleted)
+
+
+def _described(item: _Pending | FailureRecord) -> str:
+    """The record and its trace id, for the log."""
+    if isinstance(item, FailureRecord):
+        return f"failure record {item.trace_id}"
+    return f"answer record {(item.response.get('trace') or {}).get('traceId')}"
