@@ -371,9 +371,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             "KGS_API_MALLOC_MMAP_THRESHOLD_BYTES=%d not applied: the C library is not glibc",
             threshold,
         )
-    if settings.api.onednn_primitive_cache:  # read by oneDNN when the model first runs
-        os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY",
-                              str(settings.api.onednn_primitive_cache))  # fmt: skip
+    cap_onednn_kernels(settings.api.onednn_primitive_cache)
     uvicorn.run(
         create_app(settings), host=args.host, port=args.port,
         log_config=None,  # keep the JSON logs; the app logs each request with its trace id
@@ -406,6 +404,15 @@ def fix_malloc_mmap_threshold(size: int) -> bool:
     12 MiB a minute under the soak (docs/operations.md, "Where memory goes")."""
     os.environ["MALLOC_MMAP_THRESHOLD_"] = str(size)
     return _mallopt(-3, size)  # M_MMAP_THRESHOLD
+
+
+def cap_onednn_kernels(capacity: int) -> None:
+    """Keep at most `capacity` compiled oneDNN kernels (ONEDNN_PRIMITIVE_CACHE_CAPACITY, read
+    when the model first runs, so before it loads); 0, or a value the environment already sets,
+    leaves it alone. The model compiles a kernel per new input length: oneDNN's 1,024 let RSS
+    grow for the whole 30-minute soak."""
+    if capacity:
+        os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(capacity))
 
 
 def _mallopt(parameter: int, value: int) -> bool:
