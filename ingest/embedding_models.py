@@ -46,6 +46,7 @@ __all__ = [
     "list_models",
     "other_vector_properties",
     "record_first_model",
+    "registered_space",
     "retire",
     "rollback",
     "switch",
@@ -128,7 +129,7 @@ def switch(
     say = progress or (lambda _: None)
     current = _current(graph, roster)
     model, dimensions = parse_model_spec(spec, settings.dimensions)
-    target = _registered(graph, f"{model}@{dimensions}") or space_for(model, dimensions)
+    target = registered_space(graph, f"{model}@{dimensions}") or space_for(model, dimensions)
     if target.name == current.name:
         raise ModelSwitchError(f"{target.name} is already the active model")
     [row] = graph.write("embeddings/record_model", **_model_params(target)).rows
@@ -227,7 +228,7 @@ def rollback(
 def retire(graph: Graph, name: str, settings: EmbeddingSettings) -> int:
     """Drop a model that is not active: its indexes, then its vectors, then its record.
     Returns how many vectors were removed."""
-    space = _registered(graph, name)
+    space = registered_space(graph, name)
     if space is None:
         raise ModelSwitchError(f"no recorded model {name}")
     if not graph.write("embeddings/set_model_status", modelName=name, status="retiring").rows:
@@ -325,7 +326,8 @@ def _registered_row(graph: Graph, name: str) -> dict[str, Any] | None:
     return next((r for r in graph.read("embeddings/models") if r["name"] == name), None)
 
 
-def _registered(graph: Graph, name: str) -> EmbeddingSpace | None:
+def registered_space(graph: Graph, name: str) -> EmbeddingSpace | None:
+    """The recorded model `name` (name@dimensions), or None."""
     row = _registered_row(graph, name)
     return space_of_row(row) if row else None
 

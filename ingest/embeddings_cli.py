@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 import msgspec
 
@@ -16,10 +17,16 @@ from service.db.object_model import bind_object_model
 from service.graph_model import EmbeddingModel
 from service.settings import Settings
 
-__all__ = ["add_commands"]
+__all__ = ["add_commands", "run_switch"]
+
+Command = Callable[[argparse.Namespace, Settings], int]
 
 
-def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_commands(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], switch_run: Command | None = None
+) -> None:
+    """`switch_run`: the command that runs `switch` (the CLI's gated one, which asks questions
+    through the answer path above this layer); `run_switch` by default."""
     embeddings = sub.add_parser("embeddings", help="the embedding models: list, switch, rollback")
     action = embeddings.add_subparsers(dest="action", required=True)
     action.add_parser("list", help="the recorded models, the active one first").set_defaults(
@@ -31,7 +38,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     change.add_argument("model", help="MODEL or MODEL@DIMENSIONS (fewer dimensions truncate)")
     change.add_argument("--no-activate", action="store_true",
                         help="build and audit only; `kgs embeddings activate` later")  # fmt: skip
-    change.set_defaults(run=_switch)
+    change.add_argument("--gate", help="TOML quality gates the new model must meet before it is "
+                        "activated (with --questions; docs/evaluation.md)")  # fmt: skip
+    change.add_argument("--questions", help="the gold question file (JSONL) the gates are "
+                        "measured on, asked of the new model")  # fmt: skip
+    change.add_argument("--top-k", type=int, default=10, help="passages per question (10)")
+    change.add_argument("--force", action="store_true",
+                        help="activate even when a gate is missed")  # fmt: skip
+    change.set_defaults(run=switch_run or run_switch)
     on = action.add_parser("activate", help="activate a built model (name@dimensions)")
     on.add_argument("name")
     on.set_defaults(run=_activate)
@@ -57,7 +71,8 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _switch(args: argparse.Namespace, settings: Settings) -> int:
+def run_switch(args: argparse.Namespace, settings: Settings) -> int:
+    """The switch without gates."""
     roster = ModelRoster(settings.embedding)
     with graph_session(settings) as graph:
         report = switch(graph, roster, args.model, settings.embedding,

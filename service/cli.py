@@ -142,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     from ingest import embeddings_cli, facts_cli, history_cli
 
     history_cli.add_commands(sub)
-    embeddings_cli.add_commands(sub)
+    embeddings_cli.add_commands(sub, switch_run=_switch)
     facts_cli.add_commands(sub)
     from service.health import cli as health_cli
 
@@ -327,6 +327,48 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
         print(("gate " if verdict.passed else "GATE FAILED ") + verdict.describe(),
               file=sys.stdout if verdict.passed else sys.stderr)  # fmt: skip
     return EXIT_FAILURE if any(not v.passed for v in verdicts) else 0
+
+
+def _switch(args: argparse.Namespace, settings: Settings) -> int:
+    """`kgs embeddings switch`, gated when --gate and --questions are given."""
+    from pathlib import Path
+
+    from ingest.embeddings import ModelRoster
+    from ingest.embeddings_cli import run_switch
+    from service.evaluation import read_questions
+    from service.evaluation.gates import read_gates
+    from service.evaluation.switch_gate import gated_switch
+
+    if not args.gate and not args.questions:
+        if args.force:
+            raise EvalFileError("--force overrides a gate: give --gate and --questions")
+        return run_switch(args, settings)
+    if not (args.gate and args.questions) or args.no_activate:
+        raise EvalFileError("a gated switch needs --gate and --questions, without --no-activate")
+    if args.top_k < 1:
+        raise EvalFileError("--top-k must be at least 1")
+    gates = read_gates(Path(args.gate))  # a bad file stops the switch before any work
+    questions = read_questions(Path(args.questions))
+    with _in_process_asker(settings) as ask, graph_session(settings) as graph:
+        gated = gated_switch(
+            graph, ModelRoster(settings.embedding), args.model, settings.embedding,
+            questions=questions, gates=gates, ask=ask, top_k=args.top_k, force=args.force,
+            progress=lambda message: print(message, file=sys.stderr, flush=True),
+        )  # fmt: skip
+    for verdict in gated.verdicts:
+        print(("gate " if verdict.passed else "GATE FAILED ") + verdict.describe(),
+              file=sys.stdout if verdict.passed else sys.stderr)  # fmt: skip
+    if not gated.activated:
+        print(f"{gated.built.model} built but NOT activated: a quality gate was missed (the "
+              "change feed has a switchRefused event); --force activates it anyway",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILURE
+    print(
+        f"{gated.built.model} activated"
+        + (" (forced past a missed gate)" if gated.forced else "")
+        + f"; {gated.previous} is standby"
+    )
+    return 0
 
 
 @contextmanager

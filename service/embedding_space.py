@@ -8,6 +8,9 @@ of a graph keeps the historical names (`embedding`, `paragraph_embedding`).
 
 A question is embedded by the active model or not at all: `bind_embedder` gives the embedder for
 the active space, or None (lexical retrieval only) with the reason, which the trace shows.
+`trial_space` stands a built model in for the active one in this thread's questions only: a
+gated switch (`kgs embeddings switch --gate`) asks its gold questions of the new model before
+activating it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, Protocol
 
 import msgspec
@@ -36,6 +41,7 @@ __all__ = [
     "parse_model_spec",
     "space_for",
     "space_of_row",
+    "trial_space",
 ]
 
 ORIGINAL_PROPERTY = "embedding"
@@ -124,6 +130,19 @@ def active_space(graph: Graph) -> EmbeddingSpace | None:
     return space
 
 
+_trial: ContextVar[EmbeddingSpace | None] = ContextVar("kgs_trial_space", default=None)
+
+
+@contextmanager
+def trial_space(space: EmbeddingSpace) -> Iterator[None]:
+    """Questions asked in this context (this thread) use `space` as if it were active."""
+    token = _trial.set(space)
+    try:
+        yield
+    finally:
+        _trial.reset(token)
+
+
 def forget_active_space() -> None:
     """After this process changed the registry: the next read sees it at once."""
     with _active_lock:
@@ -163,7 +182,7 @@ def bind_embedder(graph: Graph, embedder: _Embedder | None) -> Binding:
         return Binding(space=None, embedder=None, status="disabled")
     own_model = getattr(embedder, "stands_in_for", None) or getattr(embedder, "name", None)
     own_dimensions = getattr(embedder, "dimensions", None)
-    space = active_space(graph)
+    space = _trial.get() or active_space(graph)
     if space is None:  # nothing recorded yet: the vectors on `embedding` are this model's
         space = space_for(str(own_model or "unnamed"), int(own_dimensions or 0), original=True)
         return Binding(space=space, embedder=embedder, status="used", recorded=False)

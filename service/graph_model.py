@@ -142,14 +142,19 @@ class ChangeEvent(StructuredNode):
     kind = StringProperty(
         required=True,
         choices={k: k for k in ("added", "updated", "restored", "withdrawn", "purged",
-                                "modelActivated", "gapAnswerable")},
+                                "modelActivated", "gapAnswerable", "conflictResolved",
+                                "switchRefused")},
     )  # fmt: skip
     document_id = StringProperty(db_property="documentId")  # None: modelActivated, gapAnswerable
     path = StringProperty()
     old_version = IntegerProperty(db_property="oldVersion")
     new_version = IntegerProperty(db_property="newVersion")
-    model = StringProperty()  # modelActivated: the model now active, and the one before
+    # modelActivated: the model now active, and the one before; switchRefused: the model not
+    # activated, the one still active, the gates it missed and the figures measured (JSON)
+    model = StringProperty()
     previous_model = StringProperty(db_property="previousModel")
+    failed_gates = ArrayProperty(StringProperty(), db_property="failedGates")
+    figures = StringProperty()
     ticket_id = StringProperty(db_property="ticketId")  # gapAnswerable: the ticket answered now
     # conflictResolved: the subjects a new version no longer leaves contradicted
     subjects = ArrayProperty(StringProperty())

@@ -39,7 +39,7 @@ __all__ = ["ChangeController", "ChangeEvent", "ChangePage"]
 
 ChangeKind = Literal[
     "added", "updated", "restored", "withdrawn", "purged", "modelActivated", "gapAnswerable",
-    "conflictResolved",
+    "conflictResolved", "switchRefused",
 ]  # fmt: skip
 _SCOPE = Parameter(query="scope", pattern=SCOPE_PATTERN)
 MAX_SEQ = 2**63 - 1  # Neo4j's integers are 64-bit
@@ -50,13 +50,17 @@ RETRY_AFTER_S = 5  # what a refused stream suggests
 class ChangeEvent(msgspec.Struct, kw_only=True, rename="camel"):
     seq: int
     kind: ChangeKind
-    document_id: str | None  # null for modelActivated and gapAnswerable
+    document_id: str | None  # null for modelActivated, switchRefused and gapAnswerable
     path: str | None
     old_version: int | None  # the head before (null when added)
     new_version: int | None  # the head after (null when withdrawn or purged)
     at: str
-    model: str | None = None  # modelActivated: the model now active (name@dimensions)
-    previous_model: str | None = None  # and the one it replaced
+    # modelActivated: the model now active (name@dimensions) and the one it replaced;
+    # switchRefused: the model a gated switch did not activate and the one still active
+    model: str | None = None
+    previous_model: str | None = None
+    # switchRefused: the quality gates the new model missed ("recall_at_1 >= 0.95: 0.91")
+    failed_gates: list[str] | None = None
     # gapAnswerable: the escalation ticket whose question is answered now (docs/escalations.md)
     ticket_id: str | None = None
     # conflictResolved: the subjects (key, and conditions in brackets) the document's new
