@@ -57,7 +57,10 @@ NEO4J_ERRORS = Counter("kgs_neo4j_errors_total", "Requests that failed on Neo4j"
 # key: the configured key name, or "-" for a client identified by its address (unbounded values
 # stay out of the labels).
 RECORDS = Counter(
-    "kgs_answer_records_total", "Answer records by outcome: written, dropped, failed", ["outcome"]
+    "kgs_answer_records_total",
+    "Answer and failure records by outcome: written, dropped, failed, held (a failure record kept"
+    " in memory while Neo4j is away)",
+    ["outcome"],
 )
 # preview, confirmed, cancelled, answerable (a re-check closed the gap), resolved
 ESCALATIONS = Counter("kgs_escalations_total", "Escalation events by kind", ["event"])

@@ -1,10 +1,15 @@
 """Records are written by one background thread, so an answer never waits for its record: the
 request hands it over and returns. The same thread writes failure records (a failed request of
 the answer path) and applies retention from time to time: answer records, failure records and
-the operations rollups."""
+the operations rollups.
+
+An answer record that cannot be written is dropped: the answer was given, and an outage must not
+grow memory. A failure record is what an outage leaves, so up to KGS_OPS_HELD_FAILURES of them
+are held while Neo4j is away and written after the next write that succeeds."""
 
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import threading
@@ -58,6 +63,9 @@ class RecordWriter:
         self._idle = threading.Condition()
         self._pending = 0
         self._next_retention = time.monotonic()
+        self._held: collections.deque[FailureRecord] = collections.deque(
+            maxlen=self.ops.held_failures
+        )  # failure records not written yet, the oldest dropped first past the bound
         self._thread = threading.Thread(target=self._run, name="kgs-records", daemon=True)
         self._thread.start()
 
@@ -134,6 +142,7 @@ class RecordWriter:
         try:
             if isinstance(item, FailureRecord):
                 store_failure(self.graph, item)
+                self._write_held()
             else:
                 record = build_record(
                     item.response, request=item.request, scopes=item.scopes,
@@ -142,7 +151,13 @@ class RecordWriter:
                     encoded=item.encoded,
                 )  # fmt: skip
                 store_record(self.graph, record, self.ops.max_wordings)
+                self._write_held()
         except (DriverError, Neo4jError) as error:
+            if isinstance(item, FailureRecord) and self.ops.held_failures:
+                self._held.append(item)  # written when Neo4j is back
+                self._on_outcome("held")
+                log.warning("%s held until Neo4j answers: %s", _described(item), error)
+                return
             self._on_outcome("failed")
             log.error("%s not stored: %s", _described(item), error)
         except Exception:  # the writer thread outlives any one record
@@ -151,11 +166,24 @@ class RecordWriter:
         else:
             self._on_outcome("written")
 
+    def _write_held(self) -> None:
+        """After a write that succeeded: the failure records held through an outage, oldest
+        first; one that fails again waits for the next success."""
+        while self._held:
+            failure = self._held[0]
+            try:
+                store_failure(self.graph, failure)
+            except (DriverError, Neo4jError):
+                return
+            self._held.popleft()
+            self._on_outcome("written")
+
     def _retention(self) -> None:
         self._next_retention = time.monotonic() + self.settings.retention_interval_s
         try:
             deleted = apply_retention(self.graph, self.settings)
             deleted += apply_ops_retention(self.graph, self.ops, self.settings.retention_batch)
+            self._write_held()
         except Exception as error:  # Neo4j away, or anything else: next interval tries again
             log.warning("answer record retention not applied: %s", error)
             return

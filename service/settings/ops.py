@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+
+from service.settings.environment import ZERO_ALLOWED
 
 __all__ = ["OpsSettings"]
 
@@ -33,3 +37,6 @@ class OpsSettings(msgspec.Struct, frozen=True, kw_only=True):
     # KGS_RECORDS_MAX_AGE_S).
     rollup_max_age_s: float = 400 * _DAY_S
     failure_max_age_s: float = 30 * _DAY_S  # age at which failure records are deleted
+    # Failure records held in memory while Neo4j is away, written once it answers (0: none;
+    # past the bound the oldest go).
+    held_failures: Annotated[int, ZERO_ALLOWED] = 1_000

@@ -1,7 +1,8 @@
 """kill -9 of Neo4j while the real service (`kgs serve`, its own process) is under query load:
 every request gets 200 or a 503 problem naming Neo4j, never a 500 and never a hang past the
 configured retry and connection timeouts; /health stays 200 while /ready is 503; once Neo4j is
-back the same service process answers again within RECOVERY_BOUND_S, without a restart.
+back the same service process answers again within RECOVERY_BOUND_S, without a restart, and
+GET /v1/ops/failures counts every 503 it gave (the failure records held through the outage).
 
 A private Neo4j in a temporary home on its own ports (17689/17476), like
 test_kill_during_ingest.py, so the shared test server is never disturbed. Needs Java and Maven."""
@@ -60,6 +61,7 @@ LOAD_BEFORE_KILL_MAX_S = 120.0  # bound on waiting for them (a busy machine answ
 LOAD_DURING_OUTAGE_S = 5.0
 RECOVERY_BOUND_S = 30.0  # from Bolt answering again to the first 200 on /v1/query
 RECOVERY_POLL_S = 0.2
+FAILURES_BOUND_S = 30.0  # from the first answer after the outage to its failure records read
 SERVICE_START_S = 180.0  # imports, the embedding model, the schema check
 CLIENT_TIMEOUT_S = 60.0  # far above HANG_BOUND_S: a slow request is measured, not cut off
 SETUP_S: dict[str, float] = {}  # seconds of each setup step, for the figure line
@@ -276,6 +278,15 @@ def test_neo4j_killed_under_load_gives_503_then_recovers_without_restart(
         assert answer.json()["status"] != "abstained"
         assert client.get("/ready").status_code == 200
         assert client.get("/health").status_code == 200
+        # Every 503 left a failure record: held while Neo4j was away, written once it answered.
+        expected = figures["unavailable"] + sum(status == 503 for status, _ in recovery)
+        recorded, deadline = 0, time.monotonic() + FAILURES_BOUND_S
+        while recorded < expected and time.monotonic() < deadline:
+            failures = client.get("/v1/ops/failures", params={"scope": SCOPE}).json()
+            recorded = sum(row["failures"] for row in failures["byStage"])
+            time.sleep(RECOVERY_POLL_S)
+        assert recorded == expected, (recorded, expected, failures)
+        assert {row["errorType"] for row in failures["byStage"]} == {"neo4j-unavailable"}
     assert process.poll() is None  # the same service process throughout, never restarted
     print(
         f"\nservice outage: {figures['requests']} requests, {figures['ok_before']} ok before the"
