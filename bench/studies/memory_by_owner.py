@@ -9,6 +9,7 @@ soak's share) and the previous upload deleted. Reports, after the warm-up and at
   (service/api/trace_store.py), the question vectors (the embedder's cache) and the knowledge
   point names (service/pipeline/name_cache.py);
 - tracemalloc's growth between the two points by file (one frame: the line that allocated);
+- what each function cache bounded by entries (FUNCTION_CACHES) holds alone at the end;
 - the process's RSS.
 
     PYTHONPATH=bench .venv/bin/python bench/studies/memory_by_owner.py [--questions 300]
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import random
@@ -42,6 +44,17 @@ from service.pipeline import name_cache
 from service.settings import Settings
 from service.text import text_cache
 
+# The pure functions cached by entry count (functools.lru_cache), keyed by texts of any length.
+FUNCTION_CACHES = (
+    ("service.text.language", "language_of"), ("service.text.relation_labels", "compact_key"),
+    ("service.answer.sentences", "public_text"), ("service.answer.sentences", "_label"),
+    ("service.answer.injection.rules", "_strong"),
+    ("service.answer.injection.finding", "find_injections"),
+    ("service.answer.injection.screening", "_scan"),
+    ("service.answer.injection.screening", "_output_pattern"),
+    ("service.text.answer_types", "expected_type"), ("service.text.analysis", "_split_words"),
+    ("service.text.facts.aligned", "norm_token"),
+)  # fmt: skip
 WARMUP = 20
 UPLOAD_EVERY = 6
 SCOPE = "memory-study"
@@ -71,6 +84,26 @@ def owners(resources: AppResources) -> dict[str, dict[str, float]]:
         "bytes": sum(text_cache.approximate_size(n) for n in names),
         "entries": len(names),
     }
+    return held
+
+
+def function_caches() -> dict[str, dict[str, float]]:
+    """What each entry-counted function cache holds alone: the traced bytes its cache_clear
+    frees (a key also held elsewhere frees nothing), with its entries and bound. Needs
+    tracemalloc on; empties the caches."""
+    held: dict[str, dict[str, float]] = {}
+    for module, name in FUNCTION_CACHES:
+        function = getattr(importlib.import_module(module), name)
+        info = function.cache_info()
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        function.cache_clear()
+        gc.collect()
+        held[f"{module}.{name}"] = {
+            "entries": info.currsize,
+            "maxsize": info.maxsize or 0,
+            "bytes": before - tracemalloc.get_traced_memory()[0],
+        }
     return held
 
 
@@ -130,6 +163,7 @@ def main() -> None:
             end = tracemalloc.take_snapshot()
             after, rss_after = owners(resources), status_mib(pid, "VmRSS")
             traced_now, traced_peak = tracemalloc.get_traced_memory()
+            functions = function_caches()
             tracemalloc.stop()
             if uploaded:
                 client.delete(f"/v1/documents/{uploaded[-1]}")
@@ -144,6 +178,11 @@ def main() -> None:
         first = before[name]
         print(f"| {name} | {first['entries']:.0f} | {first['bytes'] / MIB:.1f} | "
               f"{held['entries']:.0f} | {held['bytes'] / MIB:.1f} |")  # fmt: skip
+    print("\n| function cache (entries bound) | entries at end | MiB it alone holds |")
+    print("|---|---|---|")
+    for name, held in sorted(functions.items(), key=lambda kv: -kv[1]["bytes"]):
+        print(f"| {name} ({held['maxsize']:.0f}) | {held['entries']:.0f} | "
+              f"{held['bytes'] / MIB:.2f} |")  # fmt: skip
     traced_growth = sum(s.size_diff for s in growth)
     print(f"\ntracemalloc: {traced_growth / MIB:+.1f} MiB still allocated since the warm-up "
           f"({traced_now / MIB:.1f} MiB traced, peak {traced_peak / MIB:.1f}); RSS "
@@ -159,7 +198,7 @@ def main() -> None:
         "questions": args.questions, "warmup": WARMUP, "elapsed_s": elapsed,
         "owners_after_warmup": before, "owners_at_end": after,
         "traced_growth_bytes": traced_growth, "rss_before_mib": rss_before,
-        "rss_after_mib": rss_after,
+        "rss_after_mib": rss_after, "function_caches": functions,
         "files": [{"file": s.traceback[0].filename, "size_diff": s.size_diff,
                    "count_diff": s.count_diff} for s in growth[:TOP_FILES]],
     }  # fmt: skip
