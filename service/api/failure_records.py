@@ -18,9 +18,9 @@ __all__ = ["AnswerFailed", "failure_stage", "failure_status"]
 _PLUMBING = ("service.db.", "service.api.")
 
 
-class AnswerFailed(Exception):
+class AnswerFailed(KgsError, RuntimeError):
     """An answer that failed in a worker process, as the problem to answer with and what its
-    failure record keeps."""
+    failure record keeps (run_answer answers with the problem, never with this)."""
 
     def __init__(self, problem: HTTPException, stage: str, error_type: str) -> None:
         super().__init__(problem.detail)
