@@ -23,7 +23,7 @@ WITH examined, q.scope AS scope, q.key AS key, collect(q) AS days
 WITH examined, scope, key, days, reduce(n = 0, q IN days | n + q.asked) AS asked
 ORDER BY asked DESC, key
 LIMIT $limit
-RETURN examined, scope, key, days[0].words AS words, asked,
+RETURN scope, key, days[0].words AS words, asked,
        [q IN days | [q.status, q.asked]] AS byStatus,
        days[0].lastAskedMs AS lastAskedMs, days[0].traceId AS traceId, days[0].query AS query,
-       reduce(w = [], q IN days | w + [x IN q.wordings WHERE NOT x IN w]) AS wordings
+       reduce(w = [], q IN days | w + [x IN q.wordings WHERE NOT x IN w]) AS wordings, examined
