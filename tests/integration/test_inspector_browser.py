@@ -19,13 +19,14 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiSettings, Settings, project_root
+from tests.integration.browser import launch_chromium
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -53,12 +54,8 @@ def served(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium is installed by `make browser` (part of `make test`)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    with launch_chromium() as launched:
         yield launched
-        launched.close()
 
 
 def _shot(page: Page, name: str) -> None:

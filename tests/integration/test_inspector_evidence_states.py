@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -31,7 +30,7 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from playwright.sync_api import Browser, FilePayload, Page, Route, sync_playwright
+from playwright.sync_api import Browser, FilePayload, Page, Route
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.api.errors import NEO4J_RETRY_AFTER_S, PROBLEM_MEDIA_TYPE
@@ -40,6 +39,7 @@ from service.db import Graph
 from service.escalations import ESCALATABLE
 from service.question.runner import default_llm
 from service.settings import ApiSettings, Settings
+from tests.integration.browser import launch_chromium, watched_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import free_port, serve_app
 
@@ -141,25 +141,16 @@ def served(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium is installed by `make browser` (part of `make test`)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    with launch_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser: Browser, served: str) -> Iterator[tuple[Page, list[str]]]:
     """The page on the scope, and the console errors and page errors it logs."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})  # the screenshots' size
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda error: problems.append(str(error)))
-    opened.goto(f"{served}/?scope={SCOPE}")
-    yield opened, problems
-    context.close()
+    with watched_page(browser, 1200, 900) as (opened, problems):  # the screenshots' size
+        opened.goto(f"{served}/?scope={SCOPE}")
+        yield opened, problems
 
 
 def _shot(page: Page, state: str) -> None:

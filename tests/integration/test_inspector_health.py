@@ -19,12 +19,13 @@ from pathlib import Path
 import httpx
 import msgspec
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from ingest.pipeline import IngestOptions, ingest
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiSettings, HealthSettings, Settings, project_root
+from tests.integration.browser import launch_chromium, watched_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -80,24 +81,15 @@ def served(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium is installed by `make browser` (part of `make test`)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    with launch_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
     """A fresh page, with the console errors and uncaught exceptions it logs."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda error: problems.append(str(error)))
-    yield opened, problems
-    context.close()
+    with watched_page(browser, 1400, 1000) as (opened, problems):
+        yield opened, problems
 
 
 def _check(page: Page, url: str, scope: str) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from playwright.sync_api import Browser, Locator, Page, sync_playwright
+from playwright.sync_api import Browser, Locator, Page
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
@@ -35,6 +35,7 @@ from service.api.state import AppResources
 from service.db import Graph
 from service.records.rollup import GAP_STATUSES
 from service.settings import ApiSettings, Settings, project_root
+from tests.integration.browser import launch_chromium, watched_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -126,24 +127,15 @@ def seeded(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium is installed by `make browser` (part of `make test`)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    with launch_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
     """A fresh page, with the console errors and uncaught exceptions it logs."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})  # the screenshots
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda error: problems.append(str(error)))
-    yield opened, problems
-    context.close()
+    with watched_page(browser, 1200, 900) as (opened, problems):  # the screenshots
+        yield opened, problems
 
 
 def _open_tab(page: Page, url: str, *, linked: bool = False) -> None:

@@ -1,0 +1,34 @@
+"""Debian's chromium driven by Playwright for the inspector's browser tests: the browser, and a
+page that collects the console errors and uncaught exceptions it logs."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from playwright.sync_api import Browser, Page, sync_playwright
+
+__all__ = ["launch_chromium", "watched_page"]
+
+
+@contextmanager
+def launch_chromium() -> Iterator[Browser]:
+    executable = shutil.which("chromium")
+    assert executable, "Debian's chromium is installed by `make browser` (part of `make test`)"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@contextmanager
+def watched_page(browser: Browser, width: int, height: int) -> Iterator[tuple[Page, list[str]]]:
+    """A fresh page in its own context, and the errors it logs as they come."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    opened = context.new_page()
+    problems: list[str] = []
+    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda error: problems.append(str(error)))
+    yield opened, problems
+    context.close()
