@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-__all__ = ["launch_chromium", "watched_page"]
+__all__ = ["ask_in_page", "launch_chromium", "watched_page"]
 
 
 @contextmanager
@@ -32,3 +32,19 @@ def watched_page(browser: Browser, width: int, height: int) -> Iterator[tuple[Pa
     opened.on("pageerror", lambda error: problems.append(str(error)))
     yield opened, problems
     context.close()
+
+
+def ask_in_page(page: Page, question: str, timeout_ms: float) -> str:
+    """Ask in the page; the answer's traceId once it and its statements are shown."""
+    before = page.get_attribute("#answer", "data-trace-id")
+    page.fill("#question", question)
+    page.click("#ask")
+    page.wait_for_function(
+        "before => document.getElementById('answer').dataset.traceId"
+        " && document.getElementById('answer').dataset.traceId !== before"
+        " && document.querySelector('#cypher li')",
+        arg=before, timeout=timeout_ms,
+    )  # fmt: skip
+    trace_id = page.get_attribute("#answer", "data-trace-id")
+    assert trace_id
+    return trace_id

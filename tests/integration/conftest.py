@@ -8,12 +8,14 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import Browser
 
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import Graph, open_graph
 from service.db.selection import Connection
 from service.embedding_space import DEFAULT_SPACE
 from service.settings import Settings
+from tests.integration.browser import launch_chromium
 
 _DELETE_BATCH = 5_000
 
@@ -75,3 +77,10 @@ def delete_scope(graph: Graph, name: str) -> None:
 @pytest.fixture(scope="session")
 def embedder(settings: Settings) -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder(settings.embedding)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium for the inspector's browser tests, one per test module."""
+    with launch_chromium() as launched:
+        yield launched

@@ -26,7 +26,6 @@ from ingest.pipeline import IngestOptions, ingest
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiSettings, Settings, project_root
-from tests.integration.browser import launch_chromium
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -50,12 +49,6 @@ def served(
             yield url, scope
     finally:
         delete_scope(graph, scope)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launch_chromium() as launched:
-        yield launched
 
 
 def _shot(page: Page, name: str) -> None:

@@ -29,7 +29,7 @@ from service.api.state import AppResources
 from service.db import Graph
 from service.escalations import ESCALATABLE
 from service.settings import ApiSettings, Settings, project_root
-from tests.integration.browser import launch_chromium
+from tests.integration.browser import ask_in_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -56,26 +56,8 @@ def served(
         delete_scope(graph, SCOPE)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launch_chromium() as launched:
-        yield launched
-
-
 def _ask(page: Page, question: str) -> str:
-    """Ask in the page; the answer's traceId once it and its statements are shown."""
-    before = page.get_attribute("#answer", "data-trace-id")
-    page.fill("#question", question)
-    page.click("#ask")
-    page.wait_for_function(
-        "before => document.getElementById('answer').dataset.traceId"
-        " && document.getElementById('answer').dataset.traceId !== before"
-        " && document.querySelector('#cypher li')",
-        arg=before, timeout=WAIT_MS,
-    )  # fmt: skip
-    trace_id = page.get_attribute("#answer", "data-trace-id")
-    assert trace_id
-    return trace_id
+    return ask_in_page(page, question, WAIT_MS)
 
 
 def _draft(url: str, draft_id: str) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from service.db import Graph
 from service.escalations import ESCALATABLE
 from service.question.runner import default_llm
 from service.settings import ApiSettings, Settings
-from tests.integration.browser import launch_chromium, watched_page
+from tests.integration.browser import ask_in_page, watched_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import free_port, serve_app
 
@@ -139,12 +139,6 @@ def served(
         delete_scope(graph, SCOPE)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launch_chromium() as launched:
-        yield launched
-
-
 @pytest.fixture
 def page(browser: Browser, served: str) -> Iterator[tuple[Page, list[str]]]:
     """The page on the scope, and the console errors and page errors it logs."""
@@ -159,19 +153,7 @@ def _shot(page: Page, state: str) -> None:
 
 
 def _ask(page: Page, question: str) -> str:
-    """Ask in the page; the answer's traceId once it and its statements are shown."""
-    before = page.get_attribute("#answer", "data-trace-id")
-    page.fill("#question", question)
-    page.click("#ask")
-    page.wait_for_function(
-        "before => document.getElementById('answer').dataset.traceId"
-        " && document.getElementById('answer').dataset.traceId !== before"
-        " && document.querySelector('#cypher li')",
-        arg=before, timeout=WAIT_MS,
-    )  # fmt: skip
-    trace_id = page.get_attribute("#answer", "data-trace-id")
-    assert trace_id
-    return trace_id
+    return ask_in_page(page, question, WAIT_MS)
 
 
 def _get(url: str, route: str, **params: str) -> dict[str, Any]:

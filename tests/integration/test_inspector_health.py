@@ -25,7 +25,7 @@ from ingest.pipeline import IngestOptions, ingest
 from service.api.state import AppResources
 from service.db import Graph
 from service.settings import ApiSettings, HealthSettings, Settings, project_root
-from tests.integration.browser import launch_chromium, watched_page
+from tests.integration.browser import watched_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -77,12 +77,6 @@ def served(
     finally:
         for scope in (MERGED, CLEAN, HOSTILE):
             delete_scope(graph, scope)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launch_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ from service.api.state import AppResources
 from service.db import Graph
 from service.records.rollup import GAP_STATUSES
 from service.settings import ApiSettings, Settings, project_root
-from tests.integration.browser import launch_chromium, watched_page
+from tests.integration.browser import watched_page
 from tests.integration.conftest import delete_scope
 from tests.integration.served import serve_app
 
@@ -123,12 +123,6 @@ def seeded(
             yield Seeded(url, answers)
     finally:
         delete_scope(graph, SCOPE)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launch_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture
