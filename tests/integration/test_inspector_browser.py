@@ -51,6 +51,19 @@ def served(
         delete_scope(graph, scope)
 
 
+def _exported(url: str, trace_id: str) -> dict[str, Any]:
+    """The answer's export bundle, once the background writer has stored its record (the first
+    write after a server start plans its statements, and may come after the page shows)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        response = httpx.get(f"{url}/v1/answers/{trace_id}/export", timeout=30)
+        if response.status_code != 404 or time.monotonic() > deadline:
+            assert response.status_code == 200, response.text
+            bundle: dict[str, Any] = response.json()
+            return bundle
+        time.sleep(0.2)
+
+
 def _shot(page: Page, name: str) -> None:
     if folder := os.environ.get("KGS_SCREENSHOT_DIR"):
         page.screenshot(path=str(Path(folder) / f"inspector-{name}.png"))
@@ -87,7 +100,7 @@ def test_the_inspector_shows_an_answer_beside_its_evidence(
     assert page.inner_text("#answer-title") == "回答"
     page.select_option("#lang", "en")
 
-    bundle = httpx.get(f"{url}/v1/answers/{trace_id}/export", timeout=30).json()
+    bundle = _exported(url, trace_id)
     page.click(".citation >> nth=0")
     page.wait_for_selector("#highlight", timeout=WAIT_MS)
     assert page.inner_text("#highlight") == bundle["citations"][0]["quote"]
