@@ -9,7 +9,8 @@ soak's share) and the previous upload deleted. Reports, after the warm-up and at
   (service/api/trace_store.py), the question vectors (the embedder's cache) and the knowledge
   point names (service/pipeline/name_cache.py);
 - tracemalloc's growth between the two points by file (one frame: the line that allocated);
-- what each function cache bounded by entries (FUNCTION_CACHES) holds alone at the end;
+- what each cache of the `function` kind (FUNCTION_CACHES) holds at the end: its entries, their
+  estimated bytes (what the kind's budget counts) and the traced bytes its clearing frees;
 - the process's RSS.
 
     PYTHONPATH=bench .venv/bin/python bench/studies/memory_by_owner.py [--questions 300]
@@ -44,7 +45,7 @@ from service.pipeline import name_cache
 from service.settings import Settings
 from service.text import text_cache
 
-# The pure functions cached by entry count (functools.lru_cache), keyed by texts of any length.
+# The pure functions of short texts, cached in text_cache's `function` kind.
 FUNCTION_CACHES = (
     ("service.text.language", "language_of"), ("service.text.relation_labels", "compact_key"),
     ("service.answer.sentences", "public_text"), ("service.answer.sentences", "_label"),
@@ -88,20 +89,20 @@ def owners(resources: AppResources) -> dict[str, dict[str, float]]:
 
 
 def function_caches() -> dict[str, dict[str, float]]:
-    """What each entry-counted function cache holds alone: the traced bytes its cache_clear
-    frees (a key also held elsewhere frees nothing), with its entries and bound. Needs
-    tracemalloc on; empties the caches."""
+    """What each function cache holds: entries, estimated bytes, and the traced bytes its
+    cache_clear frees (a key also held elsewhere frees nothing). Needs tracemalloc on; empties
+    the caches."""
     held: dict[str, dict[str, float]] = {}
     for module, name in FUNCTION_CACHES:
         function = getattr(importlib.import_module(module), name)
-        info = function.cache_info()
+        entries, estimated = function.cache_held()
         gc.collect()
         before = tracemalloc.get_traced_memory()[0]
         function.cache_clear()
         gc.collect()
         held[f"{module}.{name}"] = {
-            "entries": info.currsize,
-            "maxsize": info.maxsize or 0,
+            "entries": entries,
+            "estimated_bytes": estimated,
             "bytes": before - tracemalloc.get_traced_memory()[0],
         }
     return held
@@ -178,10 +179,10 @@ def main() -> None:
         first = before[name]
         print(f"| {name} | {first['entries']:.0f} | {first['bytes'] / MIB:.1f} | "
               f"{held['entries']:.0f} | {held['bytes'] / MIB:.1f} |")  # fmt: skip
-    print("\n| function cache (entries bound) | entries at end | MiB it alone holds |")
-    print("|---|---|---|")
+    print("\n| function cache | entries at end | MiB estimated | MiB it alone holds |")
+    print("|---|---|---|---|")
     for name, held in sorted(functions.items(), key=lambda kv: -kv[1]["bytes"]):
-        print(f"| {name} ({held['maxsize']:.0f}) | {held['entries']:.0f} | "
+        print(f"| {name} | {held['entries']:.0f} | {held['estimated_bytes'] / MIB:.2f} | "
               f"{held['bytes'] / MIB:.2f} |")  # fmt: skip
     traced_growth = sum(s.size_diff for s in growth)
     print(f"\ntracemalloc: {traced_growth / MIB:+.1f} MiB still allocated since the warm-up "

@@ -11,7 +11,6 @@ turned into plain statements. Prompt residue and pages describing themselves nev
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -21,6 +20,7 @@ import msgspec
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.text.spans import citation_id, split_sentences
+from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "EvidenceSentence",
@@ -225,10 +225,9 @@ def _utf16_length(text: str) -> int:
 
 
 # The same paragraphs come back question after question, and these two are pure: keep them.
-SENTENCE_CACHE_ENTRIES = 16_384
 
 
-@functools.lru_cache(maxsize=SENTENCE_CACHE_ENTRIES)
+@paragraph_cache("function")
 def public_text(quote: str) -> str:
     """A source sentence as it may appear in the public answer; "" when it must not."""
     text = _QUOTE.sub("", quote)
@@ -263,7 +262,7 @@ def leaks_diagnostics(text: str) -> bool:
     return bool(_DIAGNOSTICS.search(text))
 
 
-@functools.lru_cache(maxsize=SENTENCE_CACHE_ENTRIES)
+@paragraph_cache("function")
 def _label(quote: str) -> str:
     stripped = _EMPHASIS.sub("", _LIST.sub("", quote)).strip()
     match = _LABEL.match(stripped)

@@ -17,7 +17,6 @@ them).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import sys
 from array import array
@@ -136,7 +135,7 @@ class DecodedAnalysis(msgspec.Struct, frozen=True, kw_only=True):
 # A scan asks for a paragraph's words twice (document profiles, then the near-copy test); the
 # split of the last ~five questions' paragraphs is kept, not of every cached analysis (3 KiB
 # each as separate strings).
-@functools.lru_cache(maxsize=1024)
+@paragraph_cache("function")
 def _split_words(words: str) -> tuple[str, ...]:
     return tuple(words.split(" ")) if words else ()
 

@@ -12,13 +12,13 @@ state the weight asked for").
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Literal
 
 import msgspec
 
 from service.text.language import language_of
+from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "AnswerType", "TypeName", "expected_type", "holds_instance", "names_attribute", "unit_word",
@@ -241,7 +241,7 @@ class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     cue: str = ""  # the words that decided the type (trace)
 
 
-@functools.lru_cache(maxsize=4096)
+@paragraph_cache("function")
 def expected_type(question: str) -> AnswerType | None:
     """The type of value the question asks for; None when its wording names none (a how-to,
     a definition, a question in another language)."""

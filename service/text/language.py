@@ -9,8 +9,9 @@ text too short or too mixed to tell is "und" (undetermined), which never counts 
 
 from __future__ import annotations
 
-import functools
 import re
+
+from service.text.text_cache import paragraph_cache
 
 __all__ = ["foreign_to", "function_word", "language_of"]
 
@@ -55,7 +56,7 @@ def function_word(word: str) -> bool:
     return word.lower() in _ANY_FUNCTION_WORD
 
 
-@functools.lru_cache(maxsize=16_384)
+@paragraph_cache("function")
 def language_of(text: str) -> str:
     """An ISO 639-1 code, or "und" when the text does not tell."""
     letters = sum(1 for ch in text if ch.isalpha())

@@ -3,11 +3,11 @@ normalisation used to match names, titles and aliases ("Water glass" == "watergl
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 
 from service.graph_model import RELATION_TYPES
+from service.text.text_cache import paragraph_cache
 
 __all__ = ["compact_key", "relation_for_label", "slug"]
 
@@ -50,7 +50,7 @@ def relation_for_label(label: str) -> str | None:
     return _SYNONYMS.get(words)
 
 
-@functools.lru_cache(maxsize=16_384)
+@paragraph_cache("function")
 def compact_key(text: str) -> str:
     """Case-, width-, space- and punctuation-insensitive key: 'Water-glass' -> 'waterglass'.
     Cached: answering compares the same sentences and terms many times per question."""

@@ -1,4 +1,5 @@
-"""The app with small text cache budgets (KGS_TEXT_CACHE_BYTES, KGS_ANALYSIS_CACHE_BYTES), driven
+"""The app with small text cache budgets (KGS_TEXT_CACHE_BYTES, KGS_ANALYSIS_CACHE_BYTES,
+KGS_FUNCTION_CACHE_BYTES), driven
 past them by distinct questions through POST /v1/query against the real Neo4j: /metrics shows
 each kind's bytes within its budget while entries were evicted, and every question is answered,
 the first one again, after its paragraphs left the caches, with the same answer.
@@ -31,8 +32,10 @@ SOURCE_SCOPE = "waterglass"  # 8 shipped documents; 8 questions read some 50 of 
 # estimated, so these hold a fraction of them.
 TEXT_BUDGET_BYTES = 16_384
 ANALYSIS_BUDGET_BYTES = 32_768
+FUNCTION_BUDGET_BYTES = 16_384  # some 2,000 short-text results a question at the default
 PHRASINGS = ("what is {}?",)
-KINDS = ("text", "analysis")
+KINDS = ("text", "analysis", "function")
+BUDGETS = (TEXT_BUDGET_BYTES, ANALYSIS_BUDGET_BYTES, FUNCTION_BUDGET_BYTES)
 
 
 @pytest.fixture
@@ -41,6 +44,7 @@ def small_budget_client(
 ) -> Iterator[TestClient[Any]]:
     env = {**os.environ, "KGS_TEXT_CACHE_BYTES": str(TEXT_BUDGET_BYTES),
            "KGS_ANALYSIS_CACHE_BYTES": str(ANALYSIS_BUDGET_BYTES),
+           "KGS_FUNCTION_CACHE_BYTES": str(FUNCTION_BUDGET_BYTES),
            "KGS_API_DEV_MODE": "on"}  # fmt: skip
     settings = Settings.from_env(env)
     shutil.copytree(project_root() / "knowledge_base" / SOURCE_SCOPE, tmp_path / scope)
@@ -74,7 +78,7 @@ def test_caches_driven_past_small_budgets_stay_within_them_and_answers_come_back
 ) -> None:
     client = small_budget_client
     before = cache_metrics(client)
-    for kind, budget in zip(KINDS, (TEXT_BUDGET_BYTES, ANALYSIS_BUDGET_BYTES), strict=True):
+    for kind, budget in zip(KINDS, BUDGETS, strict=True):
         assert before[kind]["budget"] == budget  # the environment's budget, applied at start
     listed = client.get("/v1/documents", params={"scope": scope, "limit": 50})
     titles = [item["title"] for item in listed.json()["items"]]

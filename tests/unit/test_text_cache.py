@@ -1,5 +1,6 @@
 """KGS_TEXT_CACHE_BYTES bounds the per-paragraph text caches together, KGS_ANALYSIS_CACHE_BYTES
-the decoded stored analyses; the budgets apply when an entry point configures them, caches
+the decoded stored analyses, KGS_FUNCTION_CACHE_BYTES the short texts' function results; the
+budgets apply when an entry point configures them, caches
 driven past them stay within them, and bad values are refused."""
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ import pytest
 from service.settings import Settings, SettingsError, TextCacheSettings
 from service.text import analysis, spans, text_cache
 from service.text.facts import Passage, extraction, words
+from service.text.relation_labels import compact_key
 
-_BUDGETS = [("KGS_TEXT_CACHE_BYTES", 64 * 2**20), ("KGS_ANALYSIS_CACHE_BYTES", 32 * 2**20)]
+_BUDGETS = [("KGS_TEXT_CACHE_BYTES", 64 * 2**20), ("KGS_ANALYSIS_CACHE_BYTES", 16 * 2**20),
+            ("KGS_FUNCTION_CACHE_BYTES", 8 * 2**20)]  # fmt: skip
+_FIELDS = {"KGS_TEXT_CACHE_BYTES": "text_bytes", "KGS_ANALYSIS_CACHE_BYTES": "analysis_bytes",
+           "KGS_FUNCTION_CACHE_BYTES": "function_bytes"}  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
@@ -63,6 +68,19 @@ def test_caches_driven_past_their_budget_stay_within_it_and_keep_the_recent_entr
     assert _stats("text").misses == misses + 1
 
 
+def test_function_results_are_bounded_in_bytes_and_counted_per_function() -> None:
+    budget = 20_000
+    text_cache.configure_text_caches(TextCacheSettings(function_bytes=budget))
+    keys = [compact_key(f"Term number {i}") for i in range(2_000)]
+    assert keys[5] == "termnumber5"
+    stats = _stats("function")
+    assert 0 < stats.bytes <= budget and stats.entries < len(keys)
+    entries, held = compact_key.cache_held()
+    assert entries == stats.entries and held == stats.bytes  # only compact_key ran
+    assert compact_key("Term number 1999") == "termnumber1999"
+    assert _stats("function").hits == stats.hits + 1  # the most recent is still held
+
+
 def test_an_entry_larger_than_the_budget_is_not_kept() -> None:
     text_cache.configure_text_caches(TextCacheSettings(text_bytes=1_000))
     long = " ".join(f"Sentence number {i} is here." for i in range(200))
@@ -89,7 +107,7 @@ def test_the_size_estimate_counts_nested_objects() -> None:
 
 @pytest.mark.parametrize(("env", "default"), _BUDGETS)
 def test_the_budget_comes_from_the_environment(env: str, default: int) -> None:
-    field = "text_bytes" if env == "KGS_TEXT_CACHE_BYTES" else "analysis_bytes"
+    field = _FIELDS[env]
     assert getattr(Settings.from_env({}).text_cache, field) == default
     assert getattr(Settings.from_env({env: "65536"}).text_cache, field) == 65536
 

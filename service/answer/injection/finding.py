@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from service.answer.injection.model import Injection, normalize
 from service.answer.injection.outputs import demanded_outputs
 from service.answer.injection.rules import _matches, _strong, _weak
 from service.text.spans import split_sentences
+from service.text.text_cache import paragraph_cache
 
 __all__ = ["find_injections"]
 
@@ -21,7 +21,7 @@ _ONE_LINE_UNIT = re.compile(r"^\s*(?:#{1,6}\s|```|~~~|<!--)")  # the next line s
 _CARRYING = re.compile(r"^\s*(?:#{1,6}\s|```|~~~)")  # a flagged heading or fence heads its block
 
 
-@functools.lru_cache(maxsize=4096)
+@paragraph_cache("function")
 def find_injections(text: str) -> tuple[Injection, ...]:
     """The instruction sentences of a text (a page, paragraph or fragment), with offsets.
 

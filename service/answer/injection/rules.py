@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 import msgspec
 
 from service.answer.injection.model import normalize
+from service.text.text_cache import paragraph_cache
 
 __all__ = ["is_instruction"]
 
@@ -455,7 +455,7 @@ def is_instruction(sentence: str) -> bool:
     return _strong(normalize(sentence))
 
 
-@functools.lru_cache(maxsize=4096)
+@paragraph_cache("function")
 def _strong(text: str) -> bool:
     return _matches(text, loose=False)
 

@@ -3,7 +3,6 @@ against what they demand."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -11,6 +10,7 @@ from service.answer.injection.finding import find_injections
 from service.answer.injection.model import _MIN_KEY, Finding, InjectionScan, _key, normalize
 from service.answer.injection.outputs import _norm_output, _plain_word
 from service.answer.injection.rules import is_instruction
+from service.text.text_cache import paragraph_cache
 
 __all__ = ["REMOVED", "scan_texts", "screen_heading", "screen_sentence"]
 
@@ -30,7 +30,7 @@ def scan_texts(texts: Iterable[str]) -> InjectionScan:
     return _scan(tuple(dict.fromkeys(texts)))
 
 
-@functools.lru_cache(maxsize=1024)
+@paragraph_cache("function")
 def _scan(texts: tuple[str, ...]) -> InjectionScan:
     sentences: list[str] = []
     outputs: list[str] = []
@@ -96,7 +96,7 @@ def carried_output(text: str, outputs: Sequence[str]) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+@paragraph_cache("function")
 def _output_pattern(output: str) -> re.Pattern[str]:
     head = r"(?<![a-z0-9])" if output[0].isascii() and output[0].isalnum() else ""
     tail = r"(?![a-z0-9])" if output[-1].isascii() and output[-1].isalnum() else ""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 
 from service.text.facts.attributes import _MONTH_NUMBER
 from service.text.facts.model import FactSettings, ParagraphTokens, Passage
+from service.text.text_cache import paragraph_cache
 from service.text.tokens import split_words
 
 __all__ = ["is_anchor_token", "month_words", "norm_token"]
@@ -28,9 +28,6 @@ _STOP_CAPITALS = frozenset(
 )
 
 
-NORM_TOKEN_CACHE_WORDS = 65_536  # distinct tokens kept normalised (about 8 MiB at most)
-
-
 def _is_number(token: str) -> bool:
     return token.lstrip("$€£")[:1].isdigit()
 
@@ -44,7 +41,7 @@ def _is_value_token(token: str) -> bool:
 
 # Tokens recur across paragraphs and documents (the scan compares one document's words with
 # another's): normalise each distinct one once.
-@functools.lru_cache(maxsize=NORM_TOKEN_CACHE_WORDS)
+@paragraph_cache("function")
 def norm_token(token: str) -> str:
     """Case, thousands separators, currency and percent signs and a trailing apostrophe are
     layout, not content: "13.6%" and "13.6 %" state one figure, "Brooks'" and "Brooks" one
