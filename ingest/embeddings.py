@@ -8,6 +8,7 @@ L2-normalised so cosine similarity equals the dot product.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from array import array
@@ -65,11 +66,11 @@ def model_location(name: str) -> str:
 class SentenceTransformerEmbedder:
     """Loads the model on first use (so commands that never embed never pay for it).
 
-    With `settings.cache_entries` > 0 the vectors of the most recent texts are kept (a vector
-    is a pure function of the text and the model): only the texts not seen recently reach the
-    model, in one batch. Safe to call from several threads: one model call runs at a time, and
-    the texts of callers that arrive meanwhile go into the next call together (CallBatcher);
-    a cache hit never waits for the model."""
+    With `settings.cache_bytes` > 0 the vectors of the most recent texts are kept within that
+    many bytes (a vector is a pure function of the text and the model): only the texts not seen
+    recently reach the model, in one batch. Safe to call from several threads: one model call
+    runs at a time, and the texts of callers that arrive meanwhile go into the next call
+    together (CallBatcher); a cache hit never waits for the model."""
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
@@ -81,6 +82,7 @@ class SentenceTransformerEmbedder:
         # float32 arrays: 1.5 KiB per 384-dimension vector instead of 12 KiB as a list of floats
         self._cache: OrderedDict[str, array[float]] = OrderedDict()
         self._cache_lock = threading.Lock()  # the pool threads of one process share the cache
+        self.cache_bytes = 0  # held, as _entry_bytes counts
         self.cache_hits = 0
         self.cache_misses = 0
         self.batcher = CallBatcher(self._encode_now)
@@ -117,7 +119,8 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if self.settings.cache_entries <= 0:
+        budget = self.settings.cache_bytes
+        if budget <= 0:
             return self._encode(texts)
         with self._cache_lock:
             known = {t: self._cache[t] for t in texts if t in self._cache}
@@ -128,9 +131,13 @@ class SentenceTransformerEmbedder:
         fresh = dict(zip(missing, self._encode(missing), strict=True))
         with self._cache_lock:
             self.cache_misses += len(missing)
-            self._cache.update((t, array("f", v)) for t, v in fresh.items())
-            while len(self._cache) > self.settings.cache_entries:
-                self._cache.popitem(last=False)
+            for text, vector in fresh.items():
+                kept = array("f", vector)
+                if text not in self._cache and (size := _entry_bytes(text, kept)) <= budget:
+                    self._cache[text] = kept
+                    self.cache_bytes += size
+            while self.cache_bytes > budget:
+                self.cache_bytes -= _entry_bytes(*self._cache.popitem(last=False))
         # Fresh lists: a caller may change its vectors without changing the cached ones.
         return [list(fresh[t]) if t in fresh else known[t].tolist() for t in texts]
 
@@ -140,8 +147,14 @@ class SentenceTransformerEmbedder:
         with self._cache_lock:
             if texts is None:
                 self._cache.clear()
+                self.cache_bytes = 0
             for text in texts or ():
-                self._cache.pop(text, None)
+                if (vector := self._cache.pop(text, None)) is not None:
+                    self.cache_bytes -= _entry_bytes(text, vector)
+
+    @property
+    def cache_entries(self) -> int:
+        return len(self._cache)
 
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         return self.batcher.run(texts) if texts else []
@@ -196,6 +209,14 @@ class SentenceTransformerEmbedder:
         return vectors
 
 
+_CACHE_NODE_BYTES = 100  # an OrderedDict entry's own share: hash slot, links, key reference
+
+
+def _entry_bytes(text: str, vector: array[float]) -> int:
+    """A cached vector's bytes with its text (sys.getsizeof counts an array's buffer)."""
+    return sys.getsizeof(text) + sys.getsizeof(vector) + _CACHE_NODE_BYTES
+
+
 _RETRY_LOAD_S = 60.0  # a model that failed to load is not tried again for each question
 
 
@@ -214,6 +235,11 @@ class ModelRoster:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return self.default.embed(texts)
+
+    def models(self) -> list[SentenceTransformerEmbedder]:
+        """The models created so far, the configured one first."""
+        with self._lock:
+            return list(self._models.values())
 
     def for_space(self, space: EmbeddingSpace) -> SentenceTransformerEmbedder:
         """The space's model, loaded (EmbeddingError when it cannot be)."""

@@ -48,7 +48,7 @@ def child(calls: int) -> None:
     from ingest.embeddings import SentenceTransformerEmbedder
     from service.settings import Settings
 
-    settings = msgspec.structs.replace(Settings.from_env().embedding.for_queries(), cache_entries=0)
+    settings = msgspec.structs.replace(Settings.from_env().embedding.for_queries(), cache_bytes=0)
     model = SentenceTransformerEmbedder(settings)
     model.embed(["warm-up"])
     words = " ".join(p.read_text() for p in sorted((ROOT / "knowledge_base").glob("*/*.md")))

@@ -27,6 +27,7 @@ from service.records import RecordStats
 from service.text.text_cache import CacheStats, cache_stats
 
 __all__ = [
+    "PROCESS_CACHE_GAUGES",
     "RECORD_GAUGES",
     "TICKET_GAUGES",
     "WORKER_GAUGES",
@@ -162,6 +163,23 @@ class TextCacheGauges(Collector):
         yield from families
 
 
+class ProcessCacheGauges(Collector):
+    """The service process's other caches, each bounded in bytes: question vectors, traces held
+    for GET /v1/traces, knowledge point names (service/api/state.py process_caches)."""
+
+    def __init__(self) -> None:
+        self._source: Callable[[], list[CacheStats]] | None = None
+
+    def watch(self, source: Callable[[], list[CacheStats]] | None) -> None:
+        self._source = source
+
+    def collect(self) -> Iterator[Metric]:
+        families = _cache_families("kgs_cache", "", ["cache"])
+        for stats in self._source() if self._source is not None else []:
+            _add_cache(families, [stats.kind], stats)
+        yield from families
+
+
 class WorkerGauges(Collector):
     """The answer workers as each last reported itself (service/api/answer_pool.py): resident
     memory and text caches, by worker slot. A worker's process has no /metrics of its own."""
@@ -194,6 +212,8 @@ class WorkerGauges(Collector):
 RECORD_GAUGES = RecordGauges()
 REGISTRY.register(RECORD_GAUGES)
 REGISTRY.register(TextCacheGauges())
+PROCESS_CACHE_GAUGES = ProcessCacheGauges()
+REGISTRY.register(PROCESS_CACHE_GAUGES)
 WORKER_GAUGES = WorkerGauges()
 REGISTRY.register(WORKER_GAUGES)
 TICKET_GAUGES = TicketGauges()

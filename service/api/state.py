@@ -16,10 +16,16 @@ from litestar import Litestar
 from neo4j.exceptions import DriverError, Neo4jError
 from opentelemetry.trace import Tracer
 
-from ingest.embeddings import Embedder, EmbeddingError, ModelRoster
+from ingest.embeddings import Embedder, EmbeddingError, ModelRoster, SentenceTransformerEmbedder
 from service.api.answer_pool import AnswerPool
 from service.api.context import TracedGraph, current_trace_id
-from service.api.metrics import RECORD_GAUGES, TICKET_GAUGES, WORKER_GAUGES, count_record
+from service.api.metrics import (
+    PROCESS_CACHE_GAUGES,
+    RECORD_GAUGES,
+    TICKET_GAUGES,
+    WORKER_GAUGES,
+    count_record,
+)
 from service.api.process import freeze_startup_objects, service_graph
 from service.api.shared_model import ModelServer
 from service.api.trace_store import TraceStore
@@ -29,9 +35,10 @@ from service.db.selection import Connection, connect
 from service.embedding_space import bind_embedder
 from service.errors import KgsError
 from service.escalations import ticket_counts
+from service.pipeline.name_cache import name_cache_stats
 from service.records import RecordWriter, record_stats
 from service.settings import Settings
-from service.text.text_cache import configure_text_caches
+from service.text.text_cache import CacheStats, configure_text_caches
 
 __all__ = ["AppResources", "lifespan", "run_periodically"]
 
@@ -74,6 +81,7 @@ class AppResources:
 
     def open(self) -> None:
         configure_text_caches(self.settings.text_cache)
+        PROCESS_CACHE_GAUGES.watch(self.process_caches)
         if self._owns_graph:
             self._open_graph()
         self.ensure_schema()
@@ -99,7 +107,28 @@ class AppResources:
         if self._owns_graph and self._owns_embedder:  # a served process, not a test's app
             freeze_startup_objects(self.settings.api.gc_young_threshold)
 
+    def process_caches(self) -> list[CacheStats]:
+        """This process's caches besides the text caches, each within its byte budget."""
+        embedder = self.embedder
+        models = (embedder.models() if isinstance(embedder, ModelRoster)
+                  else [embedder] if isinstance(embedder, SentenceTransformerEmbedder)
+                  else [])  # fmt: skip
+        traces, names = self.traces, name_cache_stats()
+        return [
+            CacheStats(kind="question_vectors", bytes=sum(m.cache_bytes for m in models),
+                       budget_bytes=sum(m.settings.cache_bytes for m in models),
+                       entries=sum(m.cache_entries for m in models),
+                       hits=sum(m.cache_hits for m in models),
+                       misses=sum(m.cache_misses for m in models)),
+            CacheStats(kind="traces", bytes=traces.bytes, budget_bytes=traces.max_bytes,
+                       entries=len(traces), hits=traces.hits, misses=traces.misses),
+            CacheStats(kind="knowledge_point_names", bytes=names.bytes,
+                       budget_bytes=self.settings.pipeline.name_cache_bytes,
+                       entries=names.entries, hits=names.hits, misses=names.misses),
+        ]  # fmt: skip
+
     def close(self) -> None:
+        PROCESS_CACHE_GAUGES.watch(None)
         if self.records is not None:  # the answers given so far keep their records
             self.records.close(self.settings.api.shutdown_grace_s)
             self.records = None

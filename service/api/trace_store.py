@@ -36,6 +36,8 @@ class TraceStore:
         self.max_age_s = max_age_s
         self.max_bytes = max_bytes
         self.bytes = 0  # the JSON size of the traces held
+        self.hits = 0  # GET /v1/traces answered from memory, or not (then from the record)
+        self.misses = 0
         self._items: OrderedDict[str, tuple[float, StoredTrace, int]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -57,7 +59,11 @@ class TraceStore:
         with self._lock:
             self._expire()
             entry = self._items.get(trace_id)
-            return entry[1] if entry else None
+            if entry is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            return entry[1]
 
     def __len__(self) -> int:
         with self._lock:

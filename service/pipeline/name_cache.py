@@ -8,7 +8,9 @@ the feed's position as it runs; when it moved, the names are not trusted: that q
 its names by full-text search as before, and the entry reloads in the background. So a name
 added by any process is seen by the first question whose reads start after that change commits.
 An entry also expires after `name_cache_ttl_s`, which bounds what the feed does not announce
-(a deleted scope, knowledge points pruned after a change).
+(a deleted scope, knowledge points pruned after a change). The entries of a process stay within
+`name_cache_bytes` as estimated when read (the oldest read goes first); a scope whose names
+alone exceed it is not kept, and its questions use the search.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from service.db.graph import Graph
 from service.pipeline.names import singulars, word_runs
 from service.settings import PipelineSettings
 from service.text.relation_labels import compact_key
+from service.text.text_cache import approximate_size
 
-__all__ = ["ScopeNames", "cached_names", "forget_names", "scope_names"]
+__all__ = ["NameCacheStats", "ScopeNames", "admit", "cached_names", "forget_names",
+           "name_cache_stats", "scope_names"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ class ScopeNames(msgspec.Struct, frozen=True):
     latin: Mapping[str, tuple[Mapping[str, Any], ...]]
     # names with non-ASCII letters (CJK): matched as substrings of the question's compact form
     other: tuple[tuple[str, Mapping[str, Any]], ...]
+    bytes: int = 0  # as estimated when read (approximate_size of each point and name key)
 
     def candidates(self, query: str) -> list[Mapping[str, Any]]:
         """The knowledge points one of whose names may occur in the question: a superset that
@@ -60,23 +65,40 @@ class ScopeNames(msgspec.Struct, frozen=True):
 
 # driver -> (database, scope) -> names. Keyed by the driver (a question's Graph is a child of
 # the process's one, on its driver): entries go with the driver that read them.
-_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, str], ScopeNames]] = (
-    weakref.WeakKeyDictionary()
-)
+_Key = tuple[str | None, str]
+_CACHE: weakref.WeakKeyDictionary[Any, dict[_Key, ScopeNames]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 _LOADING: set[tuple[int, str | None, str]] = set()
 _LOADER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="name-cache")
+_COUNTS = {"hits": 0, "misses": 0}  # questions that found their scope's names held, or not
+
+
+class NameCacheStats(msgspec.Struct, frozen=True, kw_only=True):
+    bytes: int
+    entries: int
+    hits: int
+    misses: int
+
+
+def name_cache_stats() -> NameCacheStats:
+    """The names held in this process, over every driver."""
+    with _LOCK:
+        entries = [e for held in _CACHE.values() for e in held.values()]
+    return NameCacheStats(bytes=sum(e.bytes for e in entries), entries=len(entries),
+                          hits=_COUNTS["hits"], misses=_COUNTS["misses"])  # fmt: skip
 
 
 def cached_names(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeNames | None:
     """The scope's names when held and fresh; otherwise None, and a load starts in the
     background (one per scope at a time) when the cache is on."""
-    if settings.name_cache_scopes <= 0:
+    if settings.name_cache_bytes <= 0:
         return None
     with _LOCK:
         entry = _CACHE.get(graph.driver, {}).get((graph.database, scope))
     if entry is not None and time.monotonic() - entry.read_at < settings.name_cache_ttl_s:
+        _COUNTS["hits"] += 1
         return entry
+    _COUNTS["misses"] += 1
     _load_in_background(graph, scope, settings)
     return None
 
@@ -107,9 +129,7 @@ def _load_in_background(graph: Graph, scope: str, settings: PipelineSettings) ->
                 held = _CACHE.setdefault(graph.driver, {})
                 held.pop(key, None)
                 if entry is not None:
-                    while len(held) >= settings.name_cache_scopes:  # the oldest read goes
-                        del held[min(held, key=lambda k: held[k].read_at)]
-                    held[key] = entry
+                    admit(held, key, entry, settings.name_cache_bytes)
         except Exception:  # Neo4j away: the next question reads names by search and retries
             log.warning("reading the names of scope %r failed", scope, exc_info=True)
         finally:
@@ -117,6 +137,16 @@ def _load_in_background(graph: Graph, scope: str, settings: PipelineSettings) ->
                 _LOADING.discard(loading)
 
     _LOADER.submit(load)
+
+
+def admit(held: dict[_Key, ScopeNames], key: _Key, entry: ScopeNames, budget: int) -> None:
+    """Holds `entry` when it fits `budget` bytes with the others, the oldest reads going first;
+    an entry larger than the whole budget is not held."""
+    if entry.bytes > budget:
+        return
+    while held and sum(e.bytes for e in held.values()) + entry.bytes > budget:
+        del held[min(held, key=lambda k: held[k].read_at)]
+    held[key] = entry
 
 
 def _read(graph: Graph, scope: str, max_points: int) -> ScopeNames | None:
@@ -127,14 +157,21 @@ def _read(graph: Graph, scope: str, max_points: int) -> ScopeNames | None:
     return scope_names(int(row["seq"]), row["names"])
 
 
+_INDEX_SLOT_BYTES = 64  # a name key's share of the dict and tuple that index it
+
+
 def scope_names(seq: int, names: Sequence[Sequence[Any]]) -> ScopeNames:
     """The entry of rows [id, title, aliases, documentId, path], indexed by compact name key."""
     latin: dict[str, list[Mapping[str, Any]]] = {}
     other: list[tuple[str, Mapping[str, Any]]] = []
+    size = 0
+    key_of = compact_key.__wrapped__  # a scope's every name, once: not through the shared cache
     for id_, title, aliases, document_id, path in names:
         kp = {"id": id_, "title": title, "aliases": aliases, "documentId": document_id,
               "path": path}  # fmt: skip
-        for key in dict.fromkeys(compact_key(str(n)) for n in (title, *(aliases or []), id_)):
+        size += approximate_size(kp)
+        for key in dict.fromkeys(key_of(str(n)) for n in (title, *(aliases or []), id_)):
+            size += approximate_size(key) + _INDEX_SLOT_BYTES
             if key.isascii():
                 latin.setdefault(key, []).append(kp)
             elif key:
@@ -144,4 +181,5 @@ def scope_names(seq: int, names: Sequence[Sequence[Any]]) -> ScopeNames:
         time.monotonic(),
         {k: tuple(v) for k, v in latin.items()},
         tuple(other),
+        size,
     )

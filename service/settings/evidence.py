@@ -38,9 +38,11 @@ class PipelineSettings(msgspec.Struct, frozen=True, kw_only=True):
     exact_fulltext_max_paragraphs: int = 3000
     name_candidates: int = 50  # knowledge points fetched by name before exact name matching
     # Large scopes' knowledge-point names held in memory (service/pipeline/name_cache.py):
-    # scopes held (0 turns the cache off), knowledge points per scope at most, age at most.
-    name_cache_scopes: int = 16
-    name_cache_max_points: int = 200_000
+    # bytes held per process (0 turns the cache off; about 1.2 KiB a knowledge point as
+    # estimated, so some 27,000 points), knowledge points per scope at most (a larger scope
+    # uses the full-text search: its names would not fit), age at most.
+    name_cache_bytes: Annotated[int, ZERO_ALLOWED] = 32 * 2**20
+    name_cache_max_points: int = 25_000
     name_cache_ttl_s: float = 60.0
     parent_sections: int = 2  # sections read whole as parent context (those of the best hits)
     window_paragraphs: int = 5  # local window each side of a span

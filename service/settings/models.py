@@ -23,11 +23,12 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     # Answering: one thread per inference. Two torch threads competing with Neo4j and request
     # threads for two cores spin-wait: measured 686 ms vs 89 ms per answer on a busy machine.
     query_threads: int = 1
-    # Vectors of recent texts kept in memory (0 = none). Ingestion embeds each text once, so
-    # only the answering side caches: repeated questions and the sentences of often-retrieved
-    # paragraphs (float32: about 1.6 KiB per entry for 384 dimensions).
-    cache_entries: int = 0
-    query_cache_entries: Annotated[int, ZERO_ALLOWED] = 4096  # question vectors kept
+    # Bytes of recent texts' vectors kept in memory, per model (0 = none). Ingestion embeds
+    # each text once, so only the answering side caches: repeated questions and the sentences
+    # of often-retrieved paragraphs (float32: about 1.8 KiB per entry for 384 dimensions, with
+    # its question, so 8 MiB holds some 4,600).
+    cache_bytes: int = 0
+    query_cache_bytes: Annotated[int, ZERO_ALLOWED] = 8 * 2**20
     # Texts run through the model traced once into a TorchScript graph, in batches of
     # `batch_size` (mean-pooled, normalised transformers such as the default): the same vectors,
     # about 25% less time, since no Python runs between the layers. Other models run as is.
@@ -44,7 +45,7 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     def for_queries(self) -> EmbeddingSettings:
         """These settings as the answering side uses them (`query_threads`, the cache)."""
         return msgspec.structs.replace(
-            self, max_threads=self.query_threads, cache_entries=self.query_cache_entries
+            self, max_threads=self.query_threads, cache_bytes=self.query_cache_bytes
         )
 
 

@@ -48,7 +48,7 @@ _DEFAULTS = TextCacheSettings()
 
 
 class CacheStats(msgspec.Struct, frozen=True, kw_only=True):
-    kind: CacheKind
+    kind: str  # a CacheKind, or another process cache's name (service/api/state.py)
     budget_bytes: int
     bytes: int
     entries: int

@@ -1,5 +1,5 @@
-"""The app with small text cache budgets (KGS_TEXT_CACHE_BYTES, KGS_ANALYSIS_CACHE_BYTES,
-KGS_FUNCTION_CACHE_BYTES), driven
+"""The app with small cache budgets (KGS_TEXT_CACHE_BYTES, KGS_ANALYSIS_CACHE_BYTES,
+KGS_FUNCTION_CACHE_BYTES, KGS_API_TRACE_RETENTION_BYTES), driven
 past them by distinct questions through POST /v1/query against the real Neo4j: /metrics shows
 each kind's bytes within its budget while entries were evicted, and every question is answered,
 the first one again, after its paragraphs left the caches, with the same answer.
@@ -36,6 +36,8 @@ FUNCTION_BUDGET_BYTES = 16_384  # some 2,000 short-text results a question at th
 PHRASINGS = ("what is {}?",)
 KINDS = ("text", "analysis", "function")
 BUDGETS = (TEXT_BUDGET_BYTES, ANALYSIS_BUDGET_BYTES, FUNCTION_BUDGET_BYTES)
+TRACE_BUDGET_BYTES = 40_000  # an answer's trace is some 10 to 30 KB of JSON
+PROCESS_CACHES = ("question_vectors", "traces", "knowledge_point_names")
 
 
 @pytest.fixture
@@ -45,6 +47,7 @@ def small_budget_client(
     env = {**os.environ, "KGS_TEXT_CACHE_BYTES": str(TEXT_BUDGET_BYTES),
            "KGS_ANALYSIS_CACHE_BYTES": str(ANALYSIS_BUDGET_BYTES),
            "KGS_FUNCTION_CACHE_BYTES": str(FUNCTION_BUDGET_BYTES),
+           "KGS_API_TRACE_RETENTION_BYTES": str(TRACE_BUDGET_BYTES),
            "KGS_API_DEV_MODE": "on"}  # fmt: skip
     settings = Settings.from_env(env)
     shutil.copytree(project_root() / "knowledge_base" / SOURCE_SCOPE, tmp_path / scope)
@@ -58,18 +61,20 @@ def small_budget_client(
         text_cache.configure_text_caches(TextCacheSettings())  # the other tests' budgets
 
 
-def cache_metrics(client: TestClient[Any]) -> dict[str, dict[str, float]]:
+def cache_metrics(
+    client: TestClient[Any], prefix: str = "kgs_text_cache", label: str = "kind"
+) -> dict[str, dict[str, float]]:
     """{kind: {bytes, budget, entries, hits, misses}} from the app's /metrics."""
     response = client.get("/metrics")
     assert response.status_code == 200
-    names = {"kgs_text_cache_bytes": "bytes", "kgs_text_cache_budget_bytes": "budget",
-             "kgs_text_cache_entries": "entries", "kgs_text_cache_hits_total": "hits",
-             "kgs_text_cache_misses_total": "misses"}  # fmt: skip
-    found: dict[str, dict[str, float]] = {kind: {} for kind in KINDS}
+    names = {f"{prefix}_bytes": "bytes", f"{prefix}_budget_bytes": "budget",
+             f"{prefix}_entries": "entries", f"{prefix}_hits_total": "hits",
+             f"{prefix}_misses_total": "misses"}  # fmt: skip
+    found: dict[str, dict[str, float]] = {}
     for family in text_string_to_metric_families(response.text):
         for sample in family.samples:
             if sample.name in names:
-                found[sample.labels["kind"]][names[sample.name]] = sample.value
+                found.setdefault(sample.labels[label], {})[names[sample.name]] = sample.value
     return found
 
 
@@ -110,3 +115,11 @@ def test_caches_driven_past_small_budgets_stay_within_them_and_answers_come_back
     final = cache_metrics(client)
     assert final["text"]["misses"] > after["text"]["misses"]  # its paragraphs had gone
     assert all(final[kind]["bytes"] <= final[kind]["budget"] for kind in KINDS)
+    others = cache_metrics(client, "kgs_cache", "cache")
+    assert set(others) == set(PROCESS_CACHES)
+    traces = others["traces"]
+    assert traces["budget"] == TRACE_BUDGET_BYTES and 0 < traces["bytes"] <= TRACE_BUDGET_BYTES
+    assert 0 < traces["entries"] < len(questions)  # the oldest traces went
+    vectors = others["question_vectors"]  # the tests' embedder caches nothing (ingest side)
+    assert vectors["bytes"] <= vectors["budget"]
+    assert others["knowledge_point_names"]["bytes"] == 0  # a small scope: names are searched

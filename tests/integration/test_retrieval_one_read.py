@@ -65,7 +65,7 @@ def test_cached_names_and_one_statement_find_what_the_name_search_finds(
     plan = plan_query(question, large_scope)
     vector = embedder.embed([plan.query])[0]
     searched = retrieval.retrieve_spans(  # no cache: names read by full-text search
-        graph.child(), plan, vector, msgspec.structs.replace(SETTINGS, name_cache_scopes=0)
+        graph.child(), plan, vector, msgspec.structs.replace(SETTINGS, name_cache_bytes=0)
     )
     _cached(graph, large_scope)
     one = retrieval.retrieve_spans(graph.child(), plan, vector, SETTINGS)

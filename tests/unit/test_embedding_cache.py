@@ -1,5 +1,6 @@
 """The answering side's cache of text vectors: only unseen texts reach the model, in one batch;
-least recently used entries go first; cached vectors cannot be changed through a result."""
+least recently used entries go first, within a byte budget; cached vectors cannot be changed
+through a result."""
 
 from __future__ import annotations
 
@@ -15,12 +16,20 @@ class _Counting(SentenceTransformerEmbedder):
     """The cache in front of a stand-in model that records each batch it is given."""
 
     def __init__(self, entries: int) -> None:
-        super().__init__(EmbeddingSettings(cache_entries=entries))
+        """A budget of `entries` one-letter texts' vectors."""
+        super().__init__(EmbeddingSettings(cache_bytes=entries * _one_entry_bytes()))
         self.batches: list[list[str]] = []
 
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         self.batches.append(list(texts))
         return [[float(len(t)), float(sum(map(ord, t)))] for t in texts]
+
+
+def _one_entry_bytes() -> int:
+    probe = SentenceTransformerEmbedder(EmbeddingSettings(cache_bytes=2**20))
+    probe._encode = lambda texts: [[1.0, 2.0] for _ in texts]  # type: ignore[method-assign]
+    probe.embed(["z"])
+    return probe.cache_bytes
 
 
 def test_only_unseen_texts_are_encoded_once_per_batch() -> None:
@@ -42,9 +51,19 @@ def test_least_recently_used_is_evicted_and_forget_drops() -> None:
     embedder.forget(["a"])
     embedder.embed(["a"])
     assert embedder.batches[-1] == ["a"]
+    assert embedder.cache_entries == 2 and embedder.cache_bytes == 2 * _one_entry_bytes()
     embedder.forget()
+    assert (embedder.cache_entries, embedder.cache_bytes) == (0, 0)
     embedder.embed(["a", "b"])
     assert embedder.batches[-1] == ["a", "b"]
+
+
+def test_a_vector_larger_than_the_budget_is_not_kept() -> None:
+    embedder = _Counting(entries=1)
+    embedder.embed(["a long question " * 20])
+    assert (embedder.cache_entries, embedder.cache_bytes) == (0, 0)
+    embedder.embed(["a"])
+    assert embedder.cache_entries == 1
 
 
 def test_results_are_copies_and_no_cache_means_every_call_encodes() -> None:
@@ -58,9 +77,9 @@ def test_results_are_copies_and_no_cache_means_every_call_encodes() -> None:
 
 
 def test_only_the_answering_side_caches() -> None:
-    settings = Settings.from_env({"KGS_EMBEDDING_QUERY_CACHE_ENTRIES": "16"}).embedding
-    assert settings.cache_entries == 0 and settings.for_queries().cache_entries == 16
-    assert Settings.from_env({"KGS_EMBEDDING_QUERY_CACHE_ENTRIES": "0"}).embedding \
-        .for_queries().cache_entries == 0  # fmt: skip
-    with pytest.raises(SettingsError, match="KGS_EMBEDDING_QUERY_CACHE_ENTRIES"):
-        Settings.from_env({"KGS_EMBEDDING_QUERY_CACHE_ENTRIES": "-1"})
+    settings = Settings.from_env({"KGS_EMBEDDING_QUERY_CACHE_BYTES": "4096"}).embedding
+    assert settings.cache_bytes == 0 and settings.for_queries().cache_bytes == 4096
+    assert Settings.from_env({"KGS_EMBEDDING_QUERY_CACHE_BYTES": "0"}).embedding \
+        .for_queries().cache_bytes == 0  # fmt: skip
+    with pytest.raises(SettingsError, match="KGS_EMBEDDING_QUERY_CACHE_BYTES"):
+        Settings.from_env({"KGS_EMBEDDING_QUERY_CACHE_BYTES": "-1"})

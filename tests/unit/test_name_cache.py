@@ -1,7 +1,8 @@
 """The cached names of a scope give match_names every knowledge point it would keep from the
-whole scope, so a question finds the same names with or without the name search."""
+whole scope, so a question finds the same names with or without the name search; the names held
+stay within their byte budget."""
 
-from service.pipeline.name_cache import scope_names
+from service.pipeline.name_cache import ScopeNames, admit, scope_names
 from service.pipeline.names import match_names, name_query
 from tests.unit.test_retrieval_pure import KPS as SHARED_KPS
 
@@ -33,3 +34,23 @@ def test_the_name_search_asks_for_singular_forms_too() -> None:
     query = name_query("s", "where are the boxes?")
     assert " box " in f" {query.split('+(')[1].rstrip(')')} "
     assert "boxe" in query and "boxes" in query
+
+
+def _names(count: int) -> ScopeNames:
+    return scope_names(1, [[f"kp{i}", f"Point {i}", [f"alias {i}"], "d1", "s/p.md"]
+                           for i in range(count)])  # fmt: skip
+
+
+def test_the_names_held_stay_within_their_budget_the_oldest_read_going_first() -> None:
+    small, large = _names(10), _names(40)
+    assert 0 < small.bytes < large.bytes
+    budget = 3 * small.bytes
+    held: dict[tuple[str | None, str], ScopeNames] = {}
+    admit(held, (None, "a"), small, budget)
+    admit(held, (None, "b"), _names(10), budget)
+    assert list(held) == [(None, "a"), (None, "b")]
+    admit(held, (None, "c"), large, budget)  # larger than the budget alone: not held
+    assert list(held) == [(None, "a"), (None, "b")]
+    admit(held, (None, "d"), _names(15), budget)  # "a", read first, makes room
+    assert list(held) == [(None, "b"), (None, "d")]
+    assert sum(e.bytes for e in held.values()) <= budget
