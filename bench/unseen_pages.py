@@ -11,7 +11,7 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
   within the step bound (tests/data/procedures, 4+ wordings each, one with a typo);
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
-- answer_types_holdout, _holdout2, _holdout3: the same figures on sets written without sight
+- answer_types_holdout, _holdout2, _holdout3, _holdout4: the same figures on sets written without sight
   of the answer path's rules (their README.md); docs/benchmarks.md says which of them a rule
   was ever chosen on;
 - injection: relays of any part of an attack, and real questions refused;
@@ -53,7 +53,12 @@ from service.text.spans import split_sentences
 
 DATA = project_root() / "tests" / "data"
 OUT = project_root() / "bench" / "out"
-BLIND_SETS = ("answer_types_holdout", "answer_types_holdout2", "answer_types_holdout3")
+BLIND_SETS = (
+    "answer_types_holdout",
+    "answer_types_holdout2",
+    "answer_types_holdout3",
+    "answer_types_holdout4",
+)
 SUITES = ("procedures", "answer_types", *BLIND_SETS, "injection", "manuals")
 MANUALS = ("phone", "printer", "heatpump")
 TOP_K = 10

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-SETS = ("answer_types", "answer_types_holdout", "answer_types_holdout2", "answer_types_holdout3")
+SETS = (
+    "answer_types",
+    "answer_types_holdout",
+    "answer_types_holdout2",
+    "answer_types_holdout3",
+    "answer_types_holdout4",
+)
 
 
 @pytest.mark.parametrize("name", SETS)
