@@ -11,9 +11,9 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
   within the step bound (tests/data/procedures, 4+ wordings each, one with a typo);
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
-- answer_types_holdout, _holdout2, _holdout3, _holdout4: the same figures on sets written without sight
-  of the answer path's rules (their README.md); docs/benchmarks.md says which of them a rule
-  was ever chosen on;
+- answer_types_holdout, _holdout2, _holdout3, _holdout4: the same figures on sets written
+  without sight of the answer path's rules (their README.md); docs/benchmarks.md says which of
+  them a rule was ever chosen on;
 - injection: relays of any part of an attack, and real questions refused;
 - manuals: `conflict` among all answers (the manuals are consistent), statuses, and token F1
   against the gold sentences beside the plain extract of the gold page (its first 4 sentences).
