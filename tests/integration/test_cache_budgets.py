@@ -36,7 +36,9 @@ FUNCTION_BUDGET_BYTES = 16_384  # some 2,000 short-text results a question at th
 PHRASINGS = ("what is {}?",)
 KINDS = ("text", "analysis", "function")
 BUDGETS = (TEXT_BUDGET_BYTES, ANALYSIS_BUDGET_BYTES, FUNCTION_BUDGET_BYTES)
-TRACE_BUDGET_BYTES = 40_000  # an answer's trace is some 10 to 30 KB of JSON
+TRACE_BUDGET_BYTES = (
+    200_000  # a few answers' traces: each is counted as its response's JSON, 40 to 50 KB
+)
 PROCESS_CACHES = ("question_vectors", "traces", "knowledge_point_names")
 
 
