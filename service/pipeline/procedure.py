@@ -19,6 +19,7 @@ Pure: rows of evidence/document_paragraphs in, a Procedure (paragraph rows and s
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -326,12 +327,35 @@ def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str])
 
 
 def _named(text: str, terms: Sequence[str]) -> float:
-    words = set(re.findall(r"\w+", text.lower()))
-    compact = compact_key(text)
-    return sum(
-        1 for t in terms
-        if any(_close(t, w) for w in words) or (len(t) > 3 and compact_key(t) in compact)
-    ) / len(terms)  # fmt: skip
+    """The share of `terms` the text names."""
+    words, compact = _words_of(text)
+    return sum(1 for t in terms if _names(t, words, compact)) / len(terms)
+
+
+# Particles that make one word of a verb ("set up" / "setup", "backing up" / "backup",
+# "log in" / "login", "shut down" / "shutdown").
+_PARTICLES = frozenset(["up", "down", "in", "out", "off", "on", "over"])
+
+
+def _words_of(text: str) -> tuple[frozenset[str], str]:
+    """A text's words, with the one-word forms of its verb-particle pairs, and its compact key."""
+    words = re.findall(r"\w+", text.lower())
+    pairs = {f"{_stem(a)}{b}" for a, b in itertools.pairwise(words) if b in _PARTICLES}
+    return frozenset(words) | pairs, compact_key(text)
+
+
+def _stem(word: str) -> str:
+    """A verb without -ing, -ed or -s, and without the consonant doubled before them
+    ("setting" -> "set", "logged" -> "log", "backs" -> "back")."""
+    for suffix in ("ing", "ed", "s"):
+        base = word[: -len(suffix)]
+        if word.endswith(suffix) and len(base) >= 2:
+            return base[:-1] if len(base) >= 3 and base[-1] == base[-2] else base
+    return word
+
+
+def _names(term: str, words: frozenset[str], compact: str) -> bool:
+    return any(_close(term, w) for w in words) or (len(term) > 3 and compact_key(term) in compact)
 
 
 def _close(term: str, word: str) -> bool:

@@ -515,3 +515,14 @@ def test_a_duration_needs_no_attribute_word_when_the_title_names_the_subject() -
     plan = plan_query("How long does a wireless charge take?", "s")
     charge = _draft("A full wireless charge takes about three hours.", "Wireless charging")
     assert check_typed_value(plan, charge).outcome == "present"
+
+
+def test_a_verb_and_its_particle_name_the_one_word_form() -> None:
+    """ "setup" is named by the heading "Setting up the router", "login" by "Logging in"."""
+    rows = _rows(
+        ("list", "1. Plug in the router.\n2. Open the wizard.",
+         ("Router", "Setting up the router")),
+        ("list", "1. Hold the reset button.\n2. Wait.", ("Router", "Resetting the router")),
+    )  # fmt: skip
+    found = find_procedure(rows, [], ("initial", "setup", "router"))
+    assert found is not None and found.heading_path == ("Router", "Setting up the router")
