@@ -95,10 +95,10 @@ def cached_names(graph: Graph, scope: str, settings: PipelineSettings) -> ScopeN
         return None
     with _LOCK:
         entry = _CACHE.get(graph.driver, {}).get((graph.database, scope))
-    if entry is not None and time.monotonic() - entry.read_at < settings.name_cache_ttl_s:
-        _COUNTS["hits"] += 1
+        fresh = entry is not None and time.monotonic() - entry.read_at < settings.name_cache_ttl_s
+        _COUNTS["hits" if fresh else "misses"] += 1
+    if fresh:
         return entry
-    _COUNTS["misses"] += 1
     _load_in_background(graph, scope, settings)
     return None
 
