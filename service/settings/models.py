@@ -28,7 +28,7 @@ class EmbeddingSettings(msgspec.Struct, frozen=True, kw_only=True):
     # of often-retrieved paragraphs (float32: about 1.8 KiB per entry for 384 dimensions, with
     # its question, so 8 MiB holds some 4,600).
     cache_bytes: int = 0
-    query_cache_bytes: Annotated[int, ZERO_ALLOWED] = 8 * 2**20
+    query_cache_bytes: Annotated[int, ZERO_ALLOWED] = 8 * 2**20  # question vectors, per model
     # Texts run through the model traced once into a TorchScript graph, in batches of
     # `batch_size` (mean-pooled, normalised transformers such as the default): the same vectors,
     # about 25% less time, since no Python runs between the layers. Other models run as is.
