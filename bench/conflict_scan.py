@@ -2,14 +2,18 @@
 questions: how long `scan_conflicts` takes, and a digest of everything it finds.
 
     .venv/bin/python bench/conflict_scan.py [--scale 100k] [--questions 200] [--rounds 3]
+        [--text-caches warm|cold] [--analyses]
 
 Each question runs plan, retrieval and graph context against the scale's scope (written by
 `bench/evidence_latency.py`; for a scale spread over scopes, its first, which the latency bench
 asks), and its matched and neighbour documents are read whole, as
-`augment_documents` reads them. Then the scan runs over those passages: once untimed (the
-service's text caches filled, as the latency bench's warm measures have them), then `--rounds`
-timed passes. The digest covers every conflict and qualified fact of every question: a change
-meant only to make the scan faster must leave it as it was.
+`augment_documents` reads them, their Fact nodes with them. Then the scan runs over those
+passages: once untimed (the service's text caches filled, as the latency bench's warm measures
+have them), then `--rounds` timed passes; with `--text-caches cold` the caches are emptied
+before every timed scan. `--analyses` leaves the Fact nodes and document profiles out: every
+passage's stored analysis is decoded, as the scan read them before facts were nodes. The
+digest covers every conflict and qualified fact of every question: a change meant only to make
+the scan faster must leave it as it was, and both ways of reading must give the same.
 """
 
 from __future__ import annotations
@@ -20,20 +24,23 @@ import os
 import time
 import zlib
 
+import msgspec
 from latency.corpus import SCALES, SPREAD_SCALES, generate, sentences, vocabulary
 from latency.questions import make_questions
 from latency.report import summary
+from latency.timing import forget_texts
 
 from ingest.embeddings import SentenceTransformerEmbedder
+from service.api.process import freeze_startup_objects
 from service.db import Graph, open_graph
-from service.pipeline.augment import document_rows, passage_of
+from service.pipeline.augment import document_rows, passage_of, stored_profiles
 from service.pipeline.channels import scope_size
 from service.pipeline.conflicts import ConflictScan, scan_conflicts
 from service.pipeline.graph_context import build_graph_context
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
 from service.settings import Settings
-from service.text.facts import Passage
+from service.text.facts import DocumentProfile, Passage
 
 
 def main() -> None:
@@ -41,6 +48,9 @@ def main() -> None:
     parser.add_argument("--scale", default="100k", choices=sorted([*SCALES, *SPREAD_SCALES]))
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--text-caches", choices=("warm", "cold"), default="warm")
+    parser.add_argument("--analyses", action="store_true",
+                        help="scan the stored analyses, not the Fact nodes")  # fmt: skip
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     settings = Settings.from_env()
@@ -67,18 +77,30 @@ def main() -> None:
         inputs = [_scan_input(graph, embedder, scope, q, settings) for q in questions]
     finally:
         close()
+    if args.analyses:
+        inputs = [([msgspec.structs.replace(p, facts=None) for p in passages], focus, {})
+                  for passages, focus, _ in inputs]  # fmt: skip
 
+    # As the service does once started (service/api/process.py): startup's objects are left out
+    # of every later garbage collection.
+    freeze_startup_objects(settings.api.gc_young_threshold)
     conflict_settings = settings.conflicts
-    found = [scan_conflicts(passages, conflict_settings, focus=focus) for passages, focus in inputs]
+    found = [scan_conflicts(passages, conflict_settings, focus=focus, profiles=profiles)
+             for passages, focus, profiles in inputs]  # fmt: skip
     elapsed: list[float] = []
     for _ in range(args.rounds):
-        for passages, focus in inputs:
+        for passages, focus, profiles in inputs:
+            if args.text_caches == "cold":
+                forget_texts()
             started = time.perf_counter()
-            scan_conflicts(passages, conflict_settings, focus=focus)
+            scan_conflicts(passages, conflict_settings, focus=focus, profiles=profiles)
             elapsed.append((time.perf_counter() - started) * 1000)
     figures = summary(elapsed)
-    print(f"{scope}: {len(inputs)} questions, {args.rounds} rounds, "
-          f"{sum(len(p) for p, _ in inputs) / len(inputs):.0f} passages per scan")  # fmt: skip
+    print(
+        f"{scope}: {len(inputs)} questions, {args.rounds} rounds, "
+        f"{sum(len(p) for p, _, _ in inputs) / len(inputs):.0f} passages per scan, text caches "
+        f"{args.text_caches}, {'stored analyses' if args.analyses else 'Fact nodes'}"
+    )
     print(f"  scan ms: p50 {figures['p50']:.2f}  p95 {figures['p95']:.2f}  "
           f"mean {figures['mean']:.2f}")  # fmt: skip
     print(
@@ -90,8 +112,9 @@ def main() -> None:
 def _scan_input(
     graph: Graph, embedder: SentenceTransformerEmbedder, scope: str, question: str,
     settings: Settings,
-) -> tuple[list[Passage], frozenset[str]]:  # fmt: skip
-    """The passages and focus documents `augment_documents` would scan for this question."""
+) -> tuple[list[Passage], frozenset[str], dict[str, DocumentProfile]]:  # fmt: skip
+    """The passages, focus documents and stored profiles `augment_documents` would scan for
+    this question."""
     plan = plan_query(question, scope)
     vector = embedder.embed([plan.query])[0]
     retrieval = retrieve_spans(graph, plan, vector, settings.pipeline)
@@ -99,8 +122,8 @@ def _scan_input(
     neighbours = [*context.predecessors, *context.successors]
     hits = [h.document_id for h in retrieval.hits]
     wanted = list(dict.fromkeys(hits + [n.document_id for n in neighbours if n.document_id]))
-    passages = [passage_of(row) for row in document_rows(graph, wanted)]
-    return passages, frozenset(hits)
+    rows = document_rows(graph, wanted)
+    return [passage_of(row) for row in rows], frozenset(hits), stored_profiles(rows)
 
 
 def _digest(scans: list[ConflictScan]) -> str:

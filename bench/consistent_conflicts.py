@@ -47,7 +47,7 @@ from retrieval_quality import read_jsonl
 from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph
-from service.pipeline.augment import document_rows, passage_of
+from service.pipeline.augment import document_rows, passage_of, stored_profiles
 from service.pipeline.conflicts import (
     ConflictSettings,
     conflict_text,
@@ -163,8 +163,10 @@ def rescan(graph: Graph, asked: Sequence[Asked], settings: ConflictSettings) -> 
             [*item.direct, *item.neighbours,
              *(document_id(item.scope, p) for p in item.documents_read)]
         ))  # fmt: skip
-        passages = [passage_of(r) for r in document_rows(graph, ids)]
-        scan = scan_conflicts(passages, settings, focus=set(item.direct))
+        rows = document_rows(graph, ids)
+        passages = [passage_of(r) for r in rows]
+        scan = scan_conflicts(passages, settings, focus=set(item.direct),
+                              profiles=stored_profiles(rows))  # fmt: skip
         chosen = select_conflicts(
             scan.conflicts, terms=item.terms, direct_documents=set(item.direct),
             limit=settings.max_conflicts,

@@ -60,7 +60,7 @@ from ingest.pipeline import IngestOptions, ingest
 from ingest.units import document_id
 from service.db import graph_session
 from service.db.graph import Graph
-from service.pipeline.augment import document_rows, passage_of
+from service.pipeline.augment import document_rows, passage_of, stored_profiles
 from service.pipeline.conflicts import ConflictSettings, scan_conflicts, select_conflicts
 from service.pipeline.plan import plan_query
 from service.question.runner import answer_question
@@ -187,7 +187,7 @@ def scan_mode(
         passages = [passage_of(r) for r in rows]
         scan_started = time.perf_counter()
         found = select_conflicts(
-            scan_conflicts(passages, settings).conflicts,
+            scan_conflicts(passages, settings, profiles=stored_profiles(rows)).conflicts,
             terms=plan_query(record["question"], scope).terms,
             direct_documents=set(ids),
             limit=settings.max_conflicts,

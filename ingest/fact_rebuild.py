@@ -11,10 +11,9 @@ from typing import Any
 import msgspec
 from neo4j import ManagedTransaction
 
-from ingest.facts import document_fact_rows
-from ingest.units import FACT_LAYOUT
+from ingest.facts import DocumentFacts, document_facts
 from service.db.graph import Graph
-from service.text.facts import Passage
+from service.text.facts import FACT_LAYOUT, Passage
 
 __all__ = ["REBUILD_BATCH", "RebuildReport", "rebuild_facts"]
 
@@ -45,14 +44,15 @@ def rebuild_facts(
             return report
         after = str(due[-1]["documentId"])
         ids = [r["documentId"] for r in due]
-        read = graph.read("evidence/document_paragraphs", documentIds=ids)
+        read = graph.read("evidence/document_paragraphs", documentIds=ids,
+                          factLayout=FACT_LAYOUT)  # fmt: skip
         for document in read:
-            rows = document_fact_rows([_passage(document, p) for p in document["paragraphs"]])
-            if _write(graph, scope, document, rows):
+            facts = document_facts([_passage(document, p) for p in document["paragraphs"]])
+            if _write(graph, scope, document, facts):
                 report.documents += 1
-                report.facts += len(rows)
+                report.facts += len(facts.rows)
                 if on_document is not None:
-                    on_document(str(document["path"]), len(rows))
+                    on_document(str(document["path"]), len(facts.rows))
             else:
                 report.skipped += 1
         report.skipped += len(due) - len(read)  # a version committed while they were read
@@ -68,9 +68,7 @@ def _passage(document: Mapping[str, Any], paragraph: Mapping[str, Any]) -> Passa
     )  # fmt: skip
 
 
-def _write(
-    graph: Graph, scope: str, document: Mapping[str, Any], rows: list[dict[str, Any]]
-) -> bool:
+def _write(graph: Graph, scope: str, document: Mapping[str, Any], facts: DocumentFacts) -> bool:
     """False when the document changed since its paragraphs were read."""
     document_id, version = str(document["documentId"]), int(document["version"])
 
@@ -79,7 +77,8 @@ def _write(
         if not head or head[0]["version"] != version:
             return False
         graph.run_write(tx, "ingest/replace_facts", documentId=document_id, scope=scope,
-                        version=version, layout=FACT_LAYOUT, rows=rows)  # fmt: skip
+                        version=version, layout=FACT_LAYOUT, rows=facts.rows,
+                        profile=facts.profile)  # fmt: skip
         return True
 
     return graph.in_write_transaction(work, label=f"facts {document['path']}")

@@ -16,11 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from service.text.facts import (
     Fact,
     Passage,
     Scope,
     bind_facts,
+    document_profile,
     fact_heads,
     frame_halves,
     in_context,
@@ -29,13 +32,22 @@ from service.text.facts import (
 if TYPE_CHECKING:
     from ingest.units import DocumentUnit
 
-__all__ = ["document_fact_rows", "unit_fact_rows"]
+__all__ = ["DocumentFacts", "document_facts", "unit_facts"]
 
 
-def unit_fact_rows(unit: DocumentUnit, analyses: Mapping[str, bytes]) -> list[dict[str, Any]]:
+class DocumentFacts(msgspec.Struct, frozen=True):
+    """What ingest writes with a document for the conflict scan: a row per Fact node, and the
+    document's profile (its words, names and figures, and token count: DocumentProfile), which
+    the scan reads instead of every paragraph's words."""
+
+    rows: list[dict[str, Any]]
+    profile: dict[str, Any]
+
+
+def unit_facts(unit: DocumentUnit, analyses: Mapping[str, bytes]) -> DocumentFacts:
     """The facts of one document, from its paragraphs' stored analyses (`analyses`, by
     paragraph id: ingest/writer.derive makes them)."""
-    return document_fact_rows([
+    return document_facts([
         Passage(
             document_id=unit.id, path=unit.path, paragraph_id=str(p["id"]), text=str(p["text"]),
             start_offset=int(p["startOffset"]), start_line=int(p["startLine"]),
@@ -46,13 +58,19 @@ def unit_fact_rows(unit: DocumentUnit, analyses: Mapping[str, bytes]) -> list[di
     ])  # fmt: skip
 
 
-def document_fact_rows(passages: Sequence[Passage]) -> list[dict[str, Any]]:
+def document_facts(passages: Sequence[Passage]) -> DocumentFacts:
     """The facts of one document's passages (all of them, in reading order)."""
     heads = fact_heads(passages)
     bound = bind_facts(passages, heads)
     placed = {fact.order: fact for fact in in_context(bound, passages)}
     pairs = zip(heads, bound, strict=True)
-    return [_row(fact, head.index, placed.get(fact.order)) for head, fact in pairs]
+    profile = document_profile(passages)
+    return DocumentFacts(
+        rows=[_row(fact, head.index, placed.get(fact.order)) for head, fact in pairs],
+        # Words and figures hold no whitespace (analysis.py): one string each, one split to read.
+        profile={"words": " ".join(sorted(profile.words)),
+                 "anchors": " ".join(sorted(profile.anchors)), "tokens": profile.tokens},
+    )  # fmt: skip
 
 
 def _conditions(scope: Scope) -> list[str]:

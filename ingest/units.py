@@ -28,6 +28,7 @@ from ingest.origin import Origin, block_location
 from ingest.problems import Problem
 from service.scope import scope_key
 from service.text.analysis import ANALYSIS_VERSION
+from service.text.facts import FACT_LAYOUT
 from service.text.near_keys import KEY_VERSION
 from service.text.relation_labels import compact_key, relation_for_label, slug
 from service.text.tokens import analyze, field_text
@@ -89,10 +90,9 @@ class ParsedSource(msgspec.Struct, frozen=True):
         return self.knowledge_points[0].id
 
 
-# The layout of the Fact nodes written with a unit (ingest/facts.py): part of each unit hash,
-# so a scope written before facts were nodes, or with another layout, gets them on its next
-# `kgs ingest`.
-FACT_LAYOUT = "fact-nodes-1"
+# FACT_LAYOUT (the layout of the Fact nodes written with a unit, ingest/facts.py) is part of
+# each unit hash, so a scope written before facts were nodes, or with another layout, gets them
+# on its next `kgs ingest`.
 
 
 class DocumentUnit(msgspec.Struct, frozen=True):

@@ -13,8 +13,8 @@ from typing import Any
 import msgspec
 from neo4j import ManagedTransaction
 
-from ingest.facts import unit_fact_rows
-from ingest.units import FACT_LAYOUT, DocumentUnit
+from ingest.facts import DocumentFacts, unit_facts
+from ingest.units import DocumentUnit
 from ingest.versions import (
     WITHDRAWN,
     HeadChanged,
@@ -29,7 +29,7 @@ from service.embedding_space import ORIGINAL_PROPERTY
 from service.errors import KgsError
 from service.graph_model import RELATION_TYPES
 from service.scope import scope_key
-from service.text.facts import paragraph_analysis
+from service.text.facts import FACT_LAYOUT, paragraph_analysis
 from service.text.near_keys import near_keys
 
 __all__ = [
@@ -51,11 +51,11 @@ _PARAGRAPH_TRANSIENT_FIELDS = ("headingId", "embeddingText")
 class Derived(msgspec.Struct, frozen=True):
     """What ingest derives from a unit's text besides its vectors, computed only for units that
     will be written (an unchanged document costs none of it): per paragraph, the stored text
-    analysis and the near-duplicate keys; per document, its fact rows (ingest/facts.py)."""
+    analysis and the near-duplicate keys; per document, its facts (ingest/facts.py)."""
 
     analyses: dict[str, bytes]
     near_keys: dict[str, list[str]]
-    facts: dict[str, list[dict[str, Any]]]
+    facts: dict[str, DocumentFacts]
 
 
 def derive(units: Iterable[DocumentUnit]) -> Derived:
@@ -66,7 +66,7 @@ def derive(units: Iterable[DocumentUnit]) -> Derived:
     return Derived(
         analyses=analyses,
         near_keys={p["id"]: near_keys(p["text"]) for u in units for p in u.paragraphs},
-        facts={u.id: unit_fact_rows(u, analyses) for u in units},
+        facts={u.id: unit_facts(u, analyses) for u in units},
     )
 
 
@@ -149,8 +149,9 @@ def write_unit(
                                           "scope": scope, "property": vector_property,
                                           "others": list(other_vector_properties)}),
             ("ingest/link_paragraphs", {"rows": paragraph_links, "documentId": doc_id}),
-            ("ingest/replace_facts", {"rows": derived.facts[doc_id], "documentId": doc_id,
-                                      "scope": scope, "version": version,
+            ("ingest/replace_facts", {"rows": derived.facts[doc_id].rows,
+                                      "profile": derived.facts[doc_id].profile,
+                                      "documentId": doc_id, "scope": scope, "version": version,
                                       "layout": FACT_LAYOUT}),
             ("ingest/clear_document_knowledge", {"documentId": doc_id, "scope": scope}),
             ("ingest/upsert_knowledge_points", {"rows": knowledge_points, "documentId": doc_id,

@@ -4,7 +4,7 @@
 // facts were nodes): `kgs facts rebuild` writes them a batch at a time, in id order, and a
 // run that stops resumes where the marker (Document.factLayout) is still missing.
 // :param scope => 'ragconflict'
-// :param layout => 'fact-nodes-1'
+// :param layout => 'fact-nodes-2'
 // :param after => ''
 // :param batch => 100
 MATCH (d:Document {scope: $scope})

@@ -8,8 +8,12 @@
 // :param scope => 'ragconflict'
 // :param version => 2
 // `factLayout` on the document marks facts written in this layout (`kgs facts rebuild` looks
-// for documents without it).
-// :param layout => 'fact-nodes-1'
+// for documents without it). With them, the document's profile, which the conflict scan reads
+// instead of every paragraph's words (service/text/facts/words.py DocumentProfile): its
+// distinct normalised words and its names and figures, each one string joined by spaces, and
+// its token count.
+// :param layout => 'fact-nodes-2'
+// :param profile => {words: 'a calibration the tolerance', anchors: '0.10', tokens: 4}
 // :param rows => [{paragraphId: 'p_...', index: 0, kind: 'measurement', key: '...', ...}]
 CALL {
   MATCH (f:Fact {documentId: $documentId})
@@ -25,7 +29,8 @@ CALL {
 }
 CALL {
   MATCH (d:Document {id: $documentId})
-  SET d.factLayout = $layout
+  SET d.factLayout = $layout, d.factWords = $profile.words, d.factAnchors = $profile.anchors,
+      d.factTokens = $profile.tokens
 }
 UNWIND $rows AS row
 MATCH (p:Paragraph {id: row.paragraphId})

@@ -45,13 +45,20 @@ from service.pipeline.plan import QueryPlan, is_request
 from service.pipeline.procedure import find_procedure
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
-from service.text.facts import Fact, Passage
+from service.text.facts import (
+    FACT_LAYOUT,
+    DocumentProfile,
+    Fact,
+    FactSettings,
+    NodeFact,
+    Passage,
+)
 from service.text.furniture import page_furniture
 from service.text.spans import best_span, citation_id, term_keys
 
 __all__ = [
     "Augmentation", "augment_documents", "document_rows", "fragment_id", "paragraph_citation",
-    "passage_of",
+    "passage_of", "stored_profiles",
 ]  # fmt: skip
 
 _STRUCTURED = frozenset({"table", "code", "mermaid"})
@@ -95,9 +102,12 @@ def augment_documents(
     )
     searched = _procedure_documents(retrieval, plan, settings)
     rows = document_rows(graph, list(dict.fromkeys(wanted + searched)))
-    # Running heads and feet of a converted PDF are neither evidence nor facts.
+    # Running heads and feet of a converted PDF are neither evidence nor facts. A document
+    # read without them no longer matches the profile stored of all its paragraphs.
     furniture = page_furniture(rows)
-    rows = [r for r in rows if r["paragraphId"] not in furniture]
+    trimmed = {r["documentId"] for r in rows if r["paragraphId"] in furniture}
+    rows = [{**r, "documentProfile": None} if r["documentId"] in trimmed else r
+            for r in rows if r["paragraphId"] not in furniture]  # fmt: skip
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
@@ -393,7 +403,8 @@ def _conflict_fragments(
     knowledge_points |= {h.document_id: h.knowledge_point_ids[0] for h in retrieval.hits
                          if h.knowledge_point_ids}  # fmt: skip
     direct = {h.document_id for h in retrieval.hits}
-    scan = scan_conflicts(passages, settings, focus=direct)
+    profiles = stored_profiles(r for rows in documents.values() for r in rows)
+    scan = scan_conflicts(passages, settings, focus=direct, profiles=profiles)
     chosen = select_conflicts(
         scan.conflicts, terms=plan.terms, direct_documents=direct, limit=settings.max_conflicts
     )
@@ -418,26 +429,71 @@ def _conflict_fragments(
 
 def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Every paragraph of the documents (evidence/document_paragraphs), one row each with its
-    document's id, path and title, in document and reading order."""
+    document's id, path and title, in document and reading order. A document whose Fact nodes
+    reach the per-document cap has its `facts` dropped: the cap cut them over all its
+    paragraphs, and a scan without its running heads (page_furniture) would cut elsewhere."""
     if not document_ids:
         return []
-    return [
-        {"documentId": document["documentId"], "path": document["path"],
-         "title": document["title"], "documentVersion": document["version"], **paragraph}
-        for document in graph.read("evidence/document_paragraphs", documentIds=document_ids)
-        for paragraph in document["paragraphs"]
-    ]  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    for document in graph.read("evidence/document_paragraphs", documentIds=document_ids,
+                               factLayout=FACT_LAYOUT):  # fmt: skip
+        paragraphs = document["paragraphs"]
+        stated = sum(len(p["facts"] or ()) for p in paragraphs)
+        capped = stated >= _NODE_FACT_CAP
+        profile = _profile(document["profile"])
+        rows += [
+            {"documentId": document["documentId"], "path": document["path"],
+             "title": document["title"], "documentVersion": document["version"],
+             "documentProfile": profile, **paragraph, **({"facts": None} if capped else {})}
+            for paragraph in paragraphs
+        ]  # fmt: skip
+    return rows
+
+
+def stored_profiles(rows: Iterable[Row]) -> dict[str, DocumentProfile]:
+    """The profiles read with the documents' rows (document_rows) that still cover every row:
+    the conflict scan reads them instead of every paragraph's words."""
+    return {str(r["documentId"]): r["documentProfile"] for r in rows
+            if r.get("documentProfile") is not None}  # fmt: skip
+
+
+def _profile(stored: Mapping[str, Any] | None) -> DocumentProfile | None:
+    if stored is None or stored["words"] is None:
+        return None
+    return DocumentProfile(
+        words=frozenset(stored["words"].split()),
+        anchors=frozenset(stored["anchors"].split()),
+        tokens=stored["tokens"],
+    )
+
+
+# The cap the Fact nodes were written under: ingest extracts with the default settings.
+_NODE_FACT_CAP = FactSettings().max_facts_per_document
 
 
 def passage_of(row: Row) -> Passage:
     """A row of evidence/document_paragraphs as the conflict scan reads it."""
+    facts = row.get("facts")
     return Passage(
         document_id=str(row["documentId"]), path=str(row["path"]),
         paragraph_id=str(row["paragraphId"]), text=str(row["text"]),
         start_offset=int(row["startOffset"]), start_line=int(row["startLine"]),
         kind=str(row["kind"]), analysis=bytes(row.get("analysis") or b""),
         heading_path=tuple(row.get("headingPath") or ()),
+        facts=None if facts is None else tuple(map(_node_fact, facts)),
     )  # fmt: skip
+
+
+def _node_fact(row: Mapping[str, Any]) -> NodeFact:
+    """A Fact node's map: its scope is its `conditions` less the `contextual` ones, each stored
+    as "dimension=value" (a dimension holds no "=")."""
+    added = set(row["contextual"])
+    scope = tuple(
+        (dimension, value)
+        for dimension, _, value in (c.partition("=") for c in row["conditions"] if c not in added)
+    )
+    return NodeFact(index=row["index"], kind=row["kind"], key=row["key"], norm=row["norm"],
+                    scope=scope)  # fmt: skip
 
 
 def _fact_fragment(fact: Fact, kp: str | None, priority: float) -> Fragment:

@@ -19,9 +19,11 @@ from ingest.lifecycle import purge
 from ingest.pipeline import IngestOptions, ingest
 from ingest.retention import apply_retention
 from service.db import Graph
-from service.pipeline.augment import document_rows, passage_of
+from service.pipeline.augment import document_rows, passage_of, stored_profiles
+from service.pipeline.conflicts import scan_conflicts
 from service.settings import Settings, VersionSettings, project_root
-from service.text.facts import extract_facts, in_context
+from service.text.analysis import decode_analysis, forget_decoded
+from service.text.facts import document_profile, extract_facts, in_context
 
 KGS = [sys.executable, "-m", "service.cli"]
 CONFLICT = project_root() / "knowledge_base" / "ragconflict"
@@ -58,7 +60,7 @@ def test_ingest_writes_the_facts_the_scan_finds(
     # The scan's facts of each document read alone, extracted from the text (not from the
     # analysis stored with it).
     for document_id in sorted({f["documentId"] for f in nodes}):
-        passages = [msgspec.structs.replace(passage_of(row), analysis=b"")
+        passages = [msgspec.structs.replace(passage_of(row), analysis=b"", facts=None)
                     for row in document_rows(graph, [document_id])]  # fmt: skip
         scanned = in_context(extract_facts(passages), passages)
         expected = {
@@ -69,6 +71,42 @@ def test_ingest_writes_the_facts_the_scan_finds(
         assert {_signature(f) for f in nodes if f["documentId"] == document_id} == expected
     tolerance = {f["value"] for f in nodes if f["key"] == "measurement:calibration tolerance"}
     assert {"±0.10 mm", "±0.50 mm"} <= tolerance
+
+
+def test_the_scan_reads_the_fact_nodes_and_finds_what_the_text_gives(
+    settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder, scope: str,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """The scan groups the Fact nodes read with the paragraphs, takes each document's words,
+    names and figures from its stored profile, and decodes only the analyses of paragraphs
+    whose facts can meet another value; what it finds is what the stored analyses give, and
+    what the text gives."""
+    for suite in ("ragconflict", "ragfullscan", "ragplatformqualifier", "ragidentitymulticonflict"):
+        shutil.copytree(project_root() / "knowledge_base" / suite, tmp_path / scope,
+                        dirs_exist_ok=True)  # fmt: skip
+    assert ingest(graph, embedder, tmp_path, IngestOptions(), settings.ingest).added
+    query = "MATCH (d:Document {scope: $scope}) RETURN d.id AS id ORDER BY d.path"
+    rows = document_rows(graph, [r["id"] for r in graph.read_text(query, {"scope": scope})])
+    passages = [passage_of(row) for row in rows]
+    profiles = stored_profiles(rows)
+    assert all(p.facts is not None for p in passages)
+    assert profiles.keys() == {p.document_id for p in passages}
+    assert profiles == {d: document_profile([p for p in passages if p.document_id == d])
+                        for d in profiles}  # fmt: skip
+
+    forget_decoded()
+    from_nodes = scan_conflicts(passages, settings.conflicts, profiles=profiles)
+    decoded, _ = decode_analysis.cache_held()
+    from_analyses = scan_conflicts([msgspec.structs.replace(p, facts=None) for p in passages],
+                                   settings.conflicts)  # fmt: skip
+    from_text = scan_conflicts(
+        [msgspec.structs.replace(p, facts=None, analysis=b"") for p in passages],
+        settings.conflicts,
+    )
+    assert from_nodes.conflicts and from_nodes.qualified
+    assert from_nodes == from_analyses == from_text
+    contested = {f.paragraph_id for c in from_nodes.conflicts for f in c.sides}
+    assert len(contested) <= decoded < len(passages) / 2  # the contested paragraphs' analyses
 
 
 def test_a_new_version_replaces_facts_and_history_keeps_the_old(

@@ -15,6 +15,7 @@ from service.pipeline.conflicts.model import (
 )
 from service.text.facts import (
     DocumentProfile,
+    DocumentProfiles,
     DocumentWords,
     Fact,
     FactHead,
@@ -47,19 +48,21 @@ def scan_conflicts(
     settings: ConflictSettings | None = None,
     *,
     focus: Collection[str] | None = None,
+    profiles: Mapping[str, DocumentProfile] | None = None,
 ) -> ConflictScan:
     """`focus`: the documents the question is about (those retrieval matched directly), if not
     all. Aligned statements and plain-word edits are then compared only where one side is in
     one of them, since `select_conflicts` keeps no aligned conflict without such a side: two
     graph neighbours' documents are not compared with each other (their attribute facts are,
-    because a subject the question names is kept from any document)."""
+    because a subject the question names is kept from any document). `profiles`: documents'
+    stored profiles (read with their Fact nodes), each over exactly its passages here."""
     settings = settings or ConflictSettings()
     passages = list(passages)
     heads = fact_heads(passages, settings.facts)
     facts = in_context(bind_facts(passages, _contested(heads, focus), settings.facts), passages)
-    profiles = document_profiles(passages)
-    conflicts = detect_conflicts(facts, settings, profiles, focus) + word_edits(
-        passages, settings, len(heads), profiles, focus
+    documents = document_profiles(passages, profiles)
+    conflicts = detect_conflicts(facts, settings, documents, focus) + word_edits(
+        passages, settings, len(heads), documents, focus
     )
     conflicts.sort(key=lambda c: c.sides[0].order)
     return ConflictScan(conflicts=tuple(conflicts), qualified=tuple(qualified_facts(facts)))
@@ -72,15 +75,15 @@ def _contested(heads: Iterable[FactHead], focus: Collection[str] | None) -> list
     Whole groups are kept, so detection over these gives exactly what it gives over all facts."""
     heads = list(heads)
     values: dict[str, set[str]] = {}
-    documents: dict[tuple[str, str, Scope], set[str]] = {}
+    members: dict[tuple[str, str, Scope], dict[str, set[str]]] = {}  # document -> values
     for head in heads:
         if head.kind != "aligned":
             values.setdefault(head.key, set()).add(head.norm)
             continue
         for bucket in _buckets(head):
-            documents.setdefault(bucket, set()).add(head.document_id)
+            members.setdefault(bucket, {}).setdefault(head.document_id, set()).add(head.norm)
     # Most aligned heads share their buckets with others: decide each bucket once.
-    compared = {bucket for bucket, where in documents.items() if _compared(where, focus)}
+    compared = {bucket for bucket, where in members.items() if _compared(where, focus)}
     return [
         head for head in heads
         if (len(values[head.key]) > 1 if head.kind != "aligned"
@@ -88,9 +91,18 @@ def _contested(heads: Iterable[FactHead], focus: Collection[str] | None) -> list
     ]  # fmt: skip
 
 
-def _compared(documents: Collection[str], focus: Collection[str] | None) -> bool:
-    """Facts of these documents meet in a pair: two documents, one of them in focus."""
-    return len(documents) > 1 and (focus is None or any(d in focus for d in documents))
+def _compared(values: Mapping[str, set[str]], focus: Collection[str] | None) -> bool:
+    """Two facts of a bucket (its documents' values) meet in a pair `_aligned_groups` compares:
+    of two documents, one of them in focus, with different values. A sentence two pages share
+    word for word states one value twice: most shared frames are such copies."""
+    if len(values) < 2:
+        return False  # most buckets: one document's
+    for one, mine in values.items():
+        if focus is not None and one not in focus:
+            continue
+        if any(other != one and len(mine | theirs) > 1 for other, theirs in values.items()):
+            return True
+    return False
 
 
 def _in_focus(one: str, other: str, focus: Collection[str] | None) -> bool:
@@ -112,7 +124,7 @@ def word_edits(
     passages: Sequence[Passage],
     settings: ConflictSettings,
     first_order: int = 0,
-    profiles: Mapping[str, DocumentProfile] | None = None,
+    profiles: DocumentProfiles | None = None,
     focus: Collection[str] | None = None,
 ) -> list[Conflict]:
     """Plain words one document replaces in an otherwise equal stretch of another ("rugby
@@ -120,11 +132,12 @@ def word_edits(
     sides are lower-case words (names and figures are aligned facts), neither is a spelling
     variant of the other or holds it, and both sentences carry the same condition scope."""
     limit, share = settings.word_edit_max_document_tokens, settings.word_edit_min_copy_share
-    vocabularies = document_vocabularies(passages, limit)
+    vocabularies = document_vocabularies(passages, limit, profiles)
     need = settings.word_edit_min_shared_tokens
     found: list[Conflict] = []
     documents = sorted(vocabularies)
-    tokens: dict[str, DocumentWords] = {}  # read only for pairs that pass the first bound
+    tokens: dict[str, DocumentWords] = {}  # read only for documents of a pair that passes the
+    # first bound
     counts: dict[str, Counter[str]] = {}
     for i, one in enumerate(documents):
         for other in documents[i + 1 :]:
@@ -137,7 +150,8 @@ def word_edits(
             if short_count - len(short_words - vocabularies[longer][0]) < share * short_count:
                 continue
             # Then: the shorter one's tokens whose word the longer one has at all.
-            tokens = tokens or document_words(passages, limit)
+            if missing := {shorter, longer} - tokens.keys():
+                tokens |= document_words(passages, limit, missing)
             for d in (shorter, longer):
                 if d not in counts:
                     counts[d] = Counter(tokens[d].norms)
@@ -277,6 +291,14 @@ def _aligned_groups(
         return order
 
     members: dict[int, Fact] = {}
+    same_entity: dict[tuple[str, str], bool] = {}  # by pair of documents
+
+    def one_page(a: Fact, b: Fact) -> bool:
+        pair = (a.document_id, b.document_id)
+        if pair not in same_entity:
+            same_entity[pair] = _same_entity(a.document_id, b.document_id, profiles, settings)
+        return same_entity[pair]
+
     for bucket in buckets.values():
         bucket = bucket[: settings.aligned_max_bucket]
         for i, a in enumerate(bucket):
@@ -285,6 +307,9 @@ def _aligned_groups(
                     a.norm != b.norm  # one value twice (most pairs): nothing to compare
                     and root(a.order) != root(b.order)
                     and _in_focus(a.document_id, b.document_id, focus)
+                    # The pages first: decided once per pair of documents, it rules out most
+                    # pairs of statements before their words are compared.
+                    and one_page(a, b)
                     and _contradicts(a, b, settings)
                     and _one_entity_edit(a, b, profiles, settings)
                 ):
@@ -343,12 +368,26 @@ def _one_entity_edit(
     one, other = profiles.get(a.document_id), profiles.get(b.document_id)
     if one is None or other is None:
         return True
-    if one.same_entity_share(other) < settings.min_same_entity_share:
+    if not _same_entity(a.document_id, b.document_id, profiles, settings):
         return False
     own_a, own_b = differing_tokens(a, b)
     a_in_b = all(norm_token(t) in other.words for t in own_a)
     b_in_a = all(norm_token(t) in one.words for t in own_b)
     return not (a_in_b and b_in_a)
+
+
+def _same_entity(
+    one: str, other: str, profiles: Mapping[str, DocumentProfile] | None, settings: ConflictSettings
+) -> bool:
+    """The two documents share at least `min_same_entity_share` of their names and figures (or
+    one of them is not profiled): an edited copy of one page, not two pages about different
+    entities built from one template."""
+    if profiles is None or one == other:
+        return True
+    mine, theirs = profiles.get(one), profiles.get(other)
+    if mine is None or theirs is None:
+        return True
+    return mine.same_entity_share(theirs) >= settings.min_same_entity_share
 
 
 def _spelled(tokens: Sequence[str]) -> str:

@@ -50,19 +50,28 @@ from service.text.facts.extraction import (
     paragraph_analysis,
 )
 from service.text.facts.instructions import is_instruction
-from service.text.facts.model import Fact, FactSettings, ParagraphTokens, Passage
+from service.text.facts.model import (
+    FACT_LAYOUT,
+    Fact,
+    FactSettings,
+    NodeFact,
+    ParagraphTokens,
+    Passage,
+)
 from service.text.facts.qualifiers import qualifiers
 from service.text.facts.words import (
     DocumentProfile,
     DocumentProfiles,
     DocumentWords,
     WordToken,
+    document_profile,
     document_profiles,
     document_vocabularies,
     document_words,
 )
 
 __all__ = [
+    "FACT_LAYOUT",
     "ConditionClause",
     "DocumentProfile",
     "DocumentProfiles",
@@ -71,6 +80,7 @@ __all__ = [
     "FactHead",
     "FactKind",
     "FactSettings",
+    "NodeFact",
     "ParagraphTokens",
     "Passage",
     "Scope",
@@ -78,6 +88,7 @@ __all__ = [
     "bind_facts",
     "condition_clauses",
     "condition_scope",
+    "document_profile",
     "document_profiles",
     "document_vocabularies",
     "document_words",

@@ -28,7 +28,14 @@ from service.text.facts.aligned import (
 from service.text.facts.attributes import normalise_value, sentence_facts
 from service.text.facts.conditions import condition_clauses, condition_scope
 from service.text.facts.instructions import is_instruction
-from service.text.facts.model import NO_TOKENS, Fact, FactSettings, ParagraphTokens, Passage
+from service.text.facts.model import (
+    NO_TOKENS,
+    Fact,
+    FactSettings,
+    NodeFact,
+    ParagraphTokens,
+    Passage,
+)
 from service.text.facts.qualifiers import qualifiers
 from service.text.facts.words import WordToken, _passage_tokens, _text_anchors, _text_tokens
 from service.text.spans import split_sentences
@@ -81,7 +88,7 @@ def fact_heads(passages: Sequence[Passage], settings: FactSettings | None = None
         kept = per_document.get(passage.document_id, 0)
         if passage.kind in _SKIPPED_KINDS or kept >= settings.max_facts_per_document:
             continue
-        found = _unbound_facts(passage, settings)[: settings.max_facts_per_document - kept]
+        found = _passage_heads(passage, settings)[: settings.max_facts_per_document - kept]
         per_document[passage.document_id] = kept + len(found)
         for index, fact in enumerate(found):
             before = after = ""
@@ -93,6 +100,16 @@ def fact_heads(passages: Sequence[Passage], settings: FactSettings | None = None
                          norm=fact.norm, scope=fact.scope, before=before, after=after)
             )  # fmt: skip
     return heads
+
+
+def _passage_heads(
+    passage: Passage, settings: FactSettings
+) -> Sequence[NodeFact | StoredFact | Fact]:
+    """What a passage's facts are grouped by: its Fact nodes when they were read with it
+    (written with the default settings), else its facts decoded or extracted."""
+    if passage.facts is not None and settings == _DEFAULT_SETTINGS:
+        return passage.facts
+    return _unbound_facts(passage, settings)
 
 
 def frame_halves(key: str) -> tuple[str, str]:

@@ -14,7 +14,24 @@ from service.text.analysis import (
     Scope,
 )
 
-__all__ = ["Fact", "FactSettings", "ParagraphTokens", "Passage"]
+__all__ = ["FACT_LAYOUT", "Fact", "FactSettings", "NodeFact", "ParagraphTokens", "Passage"]
+
+# The layout of the Fact nodes and document profile ingest writes (ingest/facts.py), stamped on
+# their Document as `factLayout`: the scan reads those of documents written in this layout only.
+FACT_LAYOUT = "fact-nodes-2"
+
+
+class NodeFact(msgspec.Struct, frozen=True, kw_only=True):
+    """A Fact node as the scan groups it (cypher/evidence/document_paragraphs.cypher): what the
+    fact is compared by, and its place among its paragraph's facts (`index`). `scope` is the
+    extractor's own, without the context the node's `conditions` add (`in_context` adds it
+    again to the facts the scan binds)."""
+
+    index: int
+    kind: FactKind
+    key: str
+    norm: str
+    scope: Scope
 
 
 class Passage(msgspec.Struct, frozen=True, kw_only=True):
@@ -29,6 +46,9 @@ class Passage(msgspec.Struct, frozen=True, kw_only=True):
     kind: str = "paragraph"
     analysis: bytes = b""  # the paragraph's stored TextAnalysis (analysis.py), if any
     heading_path: tuple[str, ...] = ()  # the headings the paragraph stands under
+    # The paragraph's Fact nodes in index order; None when its document has none to trust (not
+    # written in FACT_LAYOUT, or cut by the per-document cap), and the scan reads `analysis`.
+    facts: tuple[NodeFact, ...] | None = None
 
 
 class ParagraphTokens:

@@ -7,6 +7,7 @@ import bisect
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 import msgspec
 
@@ -29,6 +30,7 @@ __all__ = [
     "DocumentProfiles",
     "DocumentWords",
     "WordToken",
+    "document_profile",
     "document_profiles",
     "document_vocabularies",
     "document_words",
@@ -67,11 +69,15 @@ class DocumentWords(msgspec.Struct, frozen=True, kw_only=True):
                          index=at, start=start, end=end)  # fmt: skip
 
 
-def document_words(passages: Sequence[Passage], max_tokens: int) -> dict[str, DocumentWords]:
-    """Each document's tokens in reading order (citation marks left out), at most `max_tokens`
-    per document; the passages that give no aligned facts (code, tables, headings) are skipped."""
+def document_words(
+    passages: Sequence[Passage], max_tokens: int, documents: AbstractSet[str] | None = None
+) -> dict[str, DocumentWords]:
+    """Each document's tokens (of `documents`, if given) in reading order (citation marks left
+    out), at most `max_tokens` per document; the passages that give no aligned facts (code,
+    tables, headings) are skipped."""
     found: dict[str, DocumentWords] = {}
-    for number, passage, norms in _document_runs(passages, max_tokens):
+    others = frozenset({p.document_id for p in passages} - documents) if documents else frozenset()
+    for number, passage, norms in _document_runs(passages, max_tokens, skip=others):
         words = found.setdefault(passage.document_id,
                                  DocumentWords(norms=[], starts=[], passages=[]))  # fmt: skip
         if norms:
@@ -82,27 +88,33 @@ def document_words(passages: Sequence[Passage], max_tokens: int) -> dict[str, Do
 
 
 def document_vocabularies(
-    passages: Sequence[Passage], max_tokens: int
-) -> dict[str, tuple[set[str], int]]:
+    passages: Sequence[Passage], max_tokens: int, profiles: DocumentProfiles | None = None
+) -> dict[str, tuple[AbstractSet[str], int]]:
     """Each document's distinct words and number of tokens over exactly the tokens
     `document_words` gives it, without building its word list: enough to rule out most pairs
-    of documents as near copies of each other."""
-    found: dict[str, tuple[set[str], int]] = {}
-    for _, passage, norms in _document_runs(passages, max_tokens):
-        words, count = found.get(passage.document_id) or (set(), 0)
+    of documents as near copies of each other. A document whose stored profile has no more
+    than `max_tokens` tokens takes them from it instead of reading its passages."""
+    found: dict[str, tuple[AbstractSet[str], int]] = {}
+    for document_id, profile in (profiles.stored if profiles is not None else {}).items():
+        if profile.tokens <= max_tokens:
+            found[document_id] = (profile.words, profile.tokens)
+    counted: dict[str, tuple[set[str], int]] = {}
+    for _, passage, norms in _document_runs(passages, max_tokens, skip=found.keys()):
+        words, count = counted.get(passage.document_id) or (set(), 0)
         words.update(norms)
-        found[passage.document_id] = (words, count + len(norms))
-    return found
+        counted[passage.document_id] = (words, count + len(norms))
+    return found | counted
 
 
 def _document_runs(
-    passages: Sequence[Passage], max_tokens: int
+    passages: Sequence[Passage], max_tokens: int, skip: AbstractSet[str] = frozenset()
 ) -> Iterator[tuple[int, Passage, Sequence[str]]]:
     """Each passage that can give aligned facts (its index, itself, its normalised tokens),
-    the tokens cut where its document reaches `max_tokens`."""
+    the tokens cut where its document reaches `max_tokens`; the documents in `skip` left out."""
     taken: dict[str, int] = {}
     for number, passage in enumerate(passages):
-        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
+        if (passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS
+                or passage.document_id in skip):  # fmt: skip
             continue
         kept = taken.get(passage.document_id, 0)
         norms = _passage_tokens(passage)[0]
@@ -114,10 +126,13 @@ def _document_runs(
 
 class DocumentProfile(msgspec.Struct, frozen=True, kw_only=True):
     """What a whole document mentions: its distinct names and figures (anchors, which tell
-    the entity a page is about) and every distinct normalised word."""
+    the entity a page is about), every distinct normalised word, and how many tokens it has.
+    Over the passages that can give aligned facts; ingest stores it on the Document node with
+    the facts (ingest/facts.py), so a scan need not read every word of every document."""
 
     anchors: frozenset[str]
     words: frozenset[str]
+    tokens: int = 0
 
     def same_entity_share(self, other: DocumentProfile) -> float:
         """Share of the smaller anchor set the other document also has: an edited copy of a
@@ -132,17 +147,21 @@ class DocumentProfiles(Mapping[str, DocumentProfile]):
     a scan needs the profiles only of documents whose statements it compares, and making one
     reads every word of its document."""
 
-    def __init__(self, passages: Sequence[Passage]) -> None:
+    def __init__(
+        self, passages: Sequence[Passage], stored: Mapping[str, DocumentProfile] | None = None
+    ) -> None:
         self._passages: dict[str, list[Passage]] = {}
         for passage in passages:
             if passage.kind not in _SKIPPED_KINDS and passage.kind not in _NOT_ALIGNED_KINDS:
                 self._passages.setdefault(passage.document_id, []).append(passage)
-        self._made: dict[str, DocumentProfile] = {}
+        # The stored profiles of documents that have passages here (kept for the vocabularies).
+        self.stored = {d: p for d, p in (stored or {}).items() if d in self._passages}
+        self._made = dict(self.stored)
 
     def __getitem__(self, document_id: str) -> DocumentProfile:
         profile = self._made.get(document_id)
         if profile is None:
-            profile = self._made[document_id] = _profile(self._passages[document_id])
+            profile = self._made[document_id] = document_profile(self._passages[document_id])
         return profile
 
     def __iter__(self) -> Iterator[str]:
@@ -152,20 +171,29 @@ class DocumentProfiles(Mapping[str, DocumentProfile]):
         return len(self._passages)
 
 
-def document_profiles(passages: Sequence[Passage]) -> DocumentProfiles:
-    """Each document's profile over the passages that give facts (made lazily, from the texts'
-    cached analyses)."""
-    return DocumentProfiles(passages)
+def document_profiles(
+    passages: Sequence[Passage], stored: Mapping[str, DocumentProfile] | None = None
+) -> DocumentProfiles:
+    """Each document's profile over the passages that give facts: `stored` (those read with
+    the documents, which must cover exactly these passages), else made when first asked for,
+    from the texts' cached analyses."""
+    return DocumentProfiles(passages, stored)
 
 
-def _profile(passages: Iterable[Passage]) -> DocumentProfile:
+def document_profile(passages: Iterable[Passage]) -> DocumentProfile:
+    """The profile of one document's passages (those that give no aligned facts left out)."""
     anchors: set[str] = set()
     words: set[str] = set()
+    tokens = 0
     for passage in passages:
+        if passage.kind in _SKIPPED_KINDS or passage.kind in _NOT_ALIGNED_KINDS:
+            continue
         stored = decode_analysis(passage.analysis)
         anchors.update(stored.anchors if stored else _text_anchors(passage.text))
-        words.update(_passage_tokens(passage)[0])
-    return DocumentProfile(anchors=frozenset(anchors), words=frozenset(words))
+        norms = _passage_tokens(passage)[0]
+        words.update(norms)
+        tokens += len(norms)
+    return DocumentProfile(anchors=frozenset(anchors), words=frozenset(words), tokens=tokens)
 
 
 @paragraph_cache("text")
