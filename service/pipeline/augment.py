@@ -429,25 +429,38 @@ def _conflict_fragments(
 
 def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Every paragraph of the documents (evidence/document_paragraphs), one row each with its
-    document's id, path and title, in document and reading order. A document whose Fact nodes
-    reach the per-document cap has its `facts` dropped: the cap cut them over all its
-    paragraphs, and a scan without its running heads (page_furniture) would cut elsewhere."""
+    document's id, path, title and profile, and its own Fact nodes, in document and reading
+    order."""
     if not document_ids:
         return []
     rows: list[dict[str, Any]] = []
     for document in graph.read("evidence/document_paragraphs", documentIds=document_ids,
                                factLayout=FACT_LAYOUT):  # fmt: skip
-        paragraphs = document["paragraphs"]
-        stated = sum(len(p["facts"] or ()) for p in paragraphs)
-        capped = stated >= _NODE_FACT_CAP
+        facts = _paragraph_facts(document["facts"])
         profile = _profile(document["profile"])
         rows += [
             {"documentId": document["documentId"], "path": document["path"],
              "title": document["title"], "documentVersion": document["version"],
-             "documentProfile": profile, **paragraph, **({"facts": None} if capped else {})}
-            for paragraph in paragraphs
+             "documentProfile": profile, **paragraph,
+             "facts": None if facts is None else facts.get(paragraph["paragraphId"], [])}
+            for paragraph in document["paragraphs"]
         ]  # fmt: skip
     return rows
+
+
+def _paragraph_facts(
+    facts: Sequence[Mapping[str, Any]] | None,
+) -> dict[str, list[Mapping[str, Any]]] | None:
+    """A document's Fact nodes by paragraph, in index order; None when it has none to trust
+    (not written in FACT_LAYOUT, or as many as the per-document cap: the cap cut them over all
+    its paragraphs, and a scan without its running heads, page_furniture, would cut
+    elsewhere)."""
+    if facts is None or len(facts) >= _NODE_FACT_CAP:
+        return None
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for fact in sorted(facts, key=lambda f: f["index"]):
+        found.setdefault(fact["paragraphId"], []).append(fact)
+    return found
 
 
 def stored_profiles(rows: Iterable[Row]) -> dict[str, DocumentProfile]:
