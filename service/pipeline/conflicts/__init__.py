@@ -28,10 +28,12 @@ Facts on one subject whose values differ only across condition scopes are report
 QualifiedFacts instead: evidence to keep with its qualifier (the current value answers, the
 historical, planned or other-environment one stays as scoped provenance), never a conflict.
 
-What a scan costs is kept to what can conflict: the facts come from the analyses stored at
-ingest, and only those that can meet another value (an attribute subject stated with two
-values, an aligned fact whose half-frame another document shares) are bound to their sentences;
-a document's profile is made only when two of its statements are compared. With `focus` (the
+What a scan costs is kept to what can conflict: the facts come from the Fact nodes read with
+the paragraphs (or, for a document without them, from the analyses stored at ingest), and only
+those that can meet another value (an attribute subject stated with two values, an aligned fact
+whose half-frame another document shares with a different value) are bound to their sentences.
+Each document's profile (its words, names and figures) is read with it too; a document without
+one gets it made only when two of its statements are compared. With `focus` (the
 documents retrieval matched directly), aligned statements and word edits are compared only in
 pairs with a focus document, the only ones `select_conflicts` can keep.
 

@@ -71,7 +71,8 @@ def scan_conflicts(
 def _contested(heads: Iterable[FactHead], focus: Collection[str] | None) -> list[FactHead]:
     """The facts that can take part in a conflict or a qualified pair: an attribute subject
     stated with two or more values, or an aligned fact sharing a half-frame and scope with a
-    fact of another document, one of them in `focus` (`_aligned_groups` compares only those).
+    fact of another document that has a different value, one of the two documents in `focus`
+    (`_aligned_groups` compares only those).
     Whole groups are kept, so detection over these gives exactly what it gives over all facts."""
     heads = list(heads)
     values: dict[str, set[str]] = {}

@@ -76,7 +76,7 @@ def document_words(
     out), at most `max_tokens` per document; the passages that give no aligned facts (code,
     tables, headings) are skipped."""
     found: dict[str, DocumentWords] = {}
-    others = frozenset({p.document_id for p in passages} - documents) if documents else frozenset()
+    others = frozenset() if documents is None else {p.document_id for p in passages} - documents
     for number, passage, norms in _document_runs(passages, max_tokens, skip=others):
         words = found.setdefault(passage.document_id,
                                  DocumentWords(norms=[], starts=[], passages=[]))  # fmt: skip
