@@ -109,6 +109,41 @@ def test_the_scan_reads_the_fact_nodes_and_finds_what_the_text_gives(
     assert len(contested) <= decoded < len(passages) / 2  # the contested paragraphs' analyses
 
 
+def test_a_document_past_the_fact_cap_is_scanned_from_its_analyses(
+    settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder, scope: str,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """Ingest cut its facts at the per-document cap over all its paragraphs, so the scan does
+    not trust its nodes (a scan without some paragraph would cut elsewhere) and reads its
+    stored analyses, finding what the text gives."""
+    cap = settings.conflicts.facts.max_facts_per_document
+    # Subjects named by words (a figure in a subject is no part of its key): "baba", "babe", ...
+    syllables = [c + v for c in "bdfgklmnprst" for v in "aeiou"][:21]
+    names = [a + b for a in syllables for b in syllables]
+    sentences = [f"The {name} clamp force is {100 + n} N." for n, name in enumerate(names)]
+    assert len(sentences) > cap
+    paragraphs = [
+        "# Clamps",
+        *(" ".join(sentences[i : i + 10]) for i in range(0, len(sentences), 10)),
+    ]
+    (tmp_path / scope).mkdir()
+    (tmp_path / scope / "clamps.md").write_text("\n\n".join(paragraphs) + "\n")
+    (tmp_path / scope / "remote-clamps.md").write_text(
+        f"# Remote clamps\n\nThe {names[3]} clamp force is 250 N.\n"
+    )
+    assert ingest(graph, embedder, tmp_path, IngestOptions(), settings.ingest).added
+    assert len(_facts(graph, scope, current=True)) == cap + 1
+    query = "MATCH (d:Document {scope: $scope}) RETURN d.id AS id ORDER BY d.path"
+    rows = document_rows(graph, [r["id"] for r in graph.read_text(query, {"scope": scope})])
+    passages = [passage_of(row) for row in rows]
+    capped = {p.document_id for p in passages if p.path.endswith("/clamps.md")}
+    assert all((p.facts is None) == (p.document_id in capped) for p in passages)
+    found = scan_conflicts(passages, settings.conflicts, profiles=stored_profiles(rows))
+    text = [msgspec.structs.replace(p, facts=None, analysis=b"") for p in passages]
+    assert found == scan_conflicts(text, settings.conflicts)
+    assert [c.values for c in found.conflicts] == [("103 N", "250 N")]
+
+
 def test_a_new_version_replaces_facts_and_history_keeps_the_old(
     settings: Settings, graph: Graph, embedder: SentenceTransformerEmbedder, scope: str,
     tmp_path: Path,
