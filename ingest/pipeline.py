@@ -442,6 +442,8 @@ def _knowledge_point_index(
             entries.append((kp.id, kp.title, kp.aliases))
         paths[source.path] = source.primary_id
     for row in graph.read("ingest/scope_knowledge_points", scope=scope):
+        if row["id"] is None:  # purged by a concurrent delete after the match (read committed)
+            continue
         entries.append((row["id"], row["title"] or row["id"], row["aliases"] or []))
         for path in row["paths"]:
             paths.setdefault(path, row["id"])
