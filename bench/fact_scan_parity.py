@@ -29,13 +29,17 @@ import service.pipeline.augment as augment
 from ingest.embeddings import SentenceTransformerEmbedder
 from service.db import Graph, open_graph
 from service.embedding_space import DEFAULT_SPACE
-from service.pipeline.augment import document_rows, passage_of, stored_profiles
+from service.pipeline.augment import (
+    document_rows,
+    passage_of,
+    stored_profiles,
+    without_furniture,
+)
 from service.pipeline.conflicts import ConflictScan, ConflictSettings, scan_conflicts
 from service.probes import load_cases
 from service.probes.runner import run_probes
 from service.settings import Settings, project_root
 from service.text.facts import DocumentProfile, Passage
-from service.text.furniture import page_furniture
 
 SUITES = ("pipeline.yaml", "answers.yaml", "conflicts.yaml")
 GROUP = 12  # documents scanned together
@@ -95,11 +99,7 @@ def _scopes(
             "MATCH (d:Document {scope: $scope}) RETURN d.id AS id ORDER BY d.path", {"scope": scope}
         )]  # fmt: skip
         for lo in range(0, len(ids), GROUP):
-            rows = document_rows(graph, ids[lo : lo + GROUP])
-            furniture = page_furniture(rows)  # as augment_documents leaves it out
-            trimmed = {r["documentId"] for r in rows if r["paragraphId"] in furniture}
-            rows = [{**r, "documentProfile": None} if r["documentId"] in trimmed else r
-                    for r in rows if r["paragraphId"] not in furniture]  # fmt: skip
+            rows, _ = without_furniture(document_rows(graph, ids[lo : lo + GROUP]))
             passages, profiles = [passage_of(r) for r in rows], stored_profiles(rows)
             for focus in (set(ids[lo : lo + 3]), None):
                 _compare(passages, settings, tally, focus=focus, profiles=profiles)

@@ -102,12 +102,7 @@ def augment_documents(
     )
     searched = _procedure_documents(retrieval, plan, settings)
     rows = document_rows(graph, list(dict.fromkeys(wanted + searched)))
-    # Running heads and feet of a converted PDF are neither evidence nor facts. A document
-    # read without them no longer matches the profile stored of all its paragraphs.
-    furniture = page_furniture(rows)
-    trimmed = {r["documentId"] for r in rows if r["paragraphId"] in furniture}
-    rows = [{**r, "documentProfile": None} if r["documentId"] in trimmed else r
-            for r in rows if r["paragraphId"] not in furniture]  # fmt: skip
+    rows, furniture = without_furniture(rows)
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
@@ -446,6 +441,19 @@ def document_rows(graph: Graph, document_ids: Sequence[str]) -> list[dict[str, A
             for paragraph in document["paragraphs"]
         ]  # fmt: skip
     return rows
+
+
+def without_furniture(
+    rows: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], frozenset[str]]:
+    """The rows without the running heads and feet of a converted PDF (neither evidence nor
+    facts), and those paragraph ids. A document read without them no longer matches the
+    profile stored of all its paragraphs, so its profile is dropped."""
+    furniture = page_furniture(rows)
+    trimmed = {r["documentId"] for r in rows if r["paragraphId"] in furniture}
+    kept = [{**r, "documentProfile": None} if r["documentId"] in trimmed else r
+            for r in rows if r["paragraphId"] not in furniture]  # fmt: skip
+    return kept, furniture
 
 
 def _paragraph_facts(
