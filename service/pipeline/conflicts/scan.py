@@ -312,7 +312,7 @@ def _aligned_groups(
                     # pairs of statements before their words are compared.
                     and one_page(a, b)
                     and _contradicts(a, b, settings)
-                    and _one_entity_edit(a, b, profiles, settings)
+                    and not _names_both(a, b, profiles)
                 ):
                     members[a.order], members[b.order] = a, b
                     parent[root(a.order)] = root(b.order)
@@ -361,20 +361,24 @@ def _one_entity_edit(
     a: Fact, b: Fact, profiles: Mapping[str, DocumentProfile] | None, settings: ConflictSettings
 ) -> bool:
     """Two documents' differing statements read as one page edited, not two pages: the pages
-    share at least `min_same_entity_share` of their names and figures (else they are about
-    different entities that share a template), and not each page mentions both values (a
-    page naming both, "Cleonymus ... Acrotatus", lists them; an edit replaces one)."""
+    are about one entity (`_same_entity`) and not each names both values (`_names_both`)."""
+    return _same_entity(a.document_id, b.document_id, profiles, settings) and not _names_both(
+        a, b, profiles
+    )
+
+
+def _names_both(a: Fact, b: Fact, profiles: Mapping[str, DocumentProfile] | None) -> bool:
+    """Each page mentions the other's value too: a page naming both, "Cleonymus ...
+    Acrotatus", lists them, where an edit replaces one. False when a page is not profiled."""
     if profiles is None or a.document_id == b.document_id:
-        return True
+        return False
     one, other = profiles.get(a.document_id), profiles.get(b.document_id)
     if one is None or other is None:
-        return True
-    if not _same_entity(a.document_id, b.document_id, profiles, settings):
         return False
     own_a, own_b = differing_tokens(a, b)
-    a_in_b = all(norm_token(t) in other.words for t in own_a)
-    b_in_a = all(norm_token(t) in one.words for t in own_b)
-    return not (a_in_b and b_in_a)
+    return all(norm_token(t) in other.words for t in own_a) and all(
+        norm_token(t) in one.words for t in own_b
+    )
 
 
 def _same_entity(
