@@ -209,14 +209,14 @@ def answer_question(
         timings.update(retrieved.timings_ms)
     named = {compact_key(n.matched): n.id for n in retrieval.names}
     operand_points = [(n.operand, n.id) for n in retrieval.names if n.operand is not None]
-    # The best paragraph's sentences embed while graph context and augmentation read Neo4j.
-    sentences = _answerability_sentences(embedder, retrieval, vector, answer_settings)
-    best = (retrieval.hits[0].paragraph_id, retrieval.hits[0].text) if retrieval.hits else None
-    support: EvidenceSupport | None = None
+    # The candidate paragraphs' sentences embed while graph context and augmentation read Neo4j.
+    candidates = answerability_candidates(retrieval.hits, answer_settings)
+    sentences = _answerability_sentences(embedder, candidates, vector, answer_settings)
+    supports: list[EvidenceSupport] | None = None
     validity: dict[str, DocumentValidity] = {}
 
     def one_pass(pass_settings: PipelineSettings, policy: PackPolicy) -> _Pass:
-        nonlocal support, validity  # read once, on the first pass
+        nonlocal supports, validity  # read once, on the first pass
         context = build_graph_context(run, plan, retrieval, pass_settings)
         lap("graphContext")
         augmentation = augment_documents(
@@ -228,12 +228,15 @@ def answer_question(
             unavailable=augmentation.unavailable, policy=policy,
         )  # fmt: skip
         lap("contextPack")
-        if support is None:
-            support, validity = _support(run, retrieval, vector, sentences, space.vector_property)
+        if supports is None:
+            supports, validity = _support(
+                run, retrieval, candidates, vector, sentences, space.vector_property
+            )
             lap("support")
+        scored = [((h.paragraph_id, h.text), s) for h, s in zip(candidates, supports, strict=True)]
         review = review_sufficiency(
             plan, pack, context, named=named, operand_points=operand_points, validity=validity,
-            support=support, best_paragraph=best, settings=answer_settings,
+            candidates=scored, settings=answer_settings,
         )  # fmt: skip
         lap("sufficiency")
         return _Pass(context=context, augmentation=augmentation, pack=pack, review=review)
@@ -390,34 +393,46 @@ def answer_question(
     }
 
 
-# (sentences, their embeddings, then the same sentences under their topic, then the topic)
-_Sentences = tuple[tuple[str, ...], Future[list[list[float]]]]
+# Per candidate hit, its sentences; then one future of every candidate's embeddings, each
+# candidate's run being its sentences, the same sentences under its topic, then the topic.
+_Sentences = tuple[tuple[tuple[str, ...], ...], Future[list[list[float]]]]
+
+
+def answerability_candidates(hits: Sequence[Hit], settings: AnswerSettings) -> list[Hit]:
+    """The hits the answerability gate scores: the best fused hit, and those the vector channel
+    ranks within `answerability_vector_ranks` (a paragraph the question's meaning points at
+    can hold the answer where the best fused one only shares its words); the gate reads the
+    best scoring of them."""
+    if not hits:
+        return []
+    within = settings.answerability_vector_ranks
+    return [hits[0], *(h for h in hits[1:] if h.ranks.get("vector", within + 1) <= within)]
 
 
 def _answerability_sentences(
     embedder: QueryEmbedder | None,
-    retrieval: Retrieval,
+    candidates: Sequence[Hit],
     vector: Sequence[float] | None,
     settings: AnswerSettings,
 ) -> _Sentences | None:
-    """The best hit's first sentences, the same sentences under its topic (the title and
+    """Each candidate hit's first sentences, the same sentences under its topic (the title and
     headings its own embedding was computed under, as ingest prefixes a paragraph) and the
     topic, embedding in the background in small chunks (see _support, embed_in_chunks)."""
-    if embedder is None or vector is None or not retrieval.hits:
-        return None
-    best = retrieval.hits[0]
-    texts = [s.text for s in split_sentences(best.text)]
-    texts = texts[: settings.answerability_sentences]
-    if not texts:
+    if embedder is None or vector is None or not candidates:
         return None
     # Sentences only: pairs of sentences doubled the embedding time for little gain. Each
     # sentence goes twice: plain (the sentence cosine) and under its topic, which reads like its
     # paragraph ("Filming began in 2015" is about the page's series; the residual cosine). They
     # embed while Neo4j is read.
-    topic = _topic(best)
-    batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
+    runs: list[tuple[str, ...]] = []
+    batch: list[str] = []
+    for hit in candidates:
+        texts = tuple(s.text for s in split_sentences(hit.text))[: settings.answerability_sentences]
+        topic = _topic(hit)
+        runs.append(texts)
+        batch += [*texts, *(f"{topic}\n{text}" for text in texts), topic]
     chunk = settings.answerability_embed_chunk_texts
-    return tuple(texts), _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, batch, chunk)
+    return tuple(runs), _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, batch, chunk)
 
 
 def embed_in_chunks(embedder: QueryEmbedder, texts: Sequence[str], size: int) -> list[list[float]]:
@@ -436,19 +451,19 @@ def _topic(hit: Hit) -> str:
 def _support(
     graph: Graph,
     retrieval: Retrieval,
+    candidates: Sequence[Hit],
     vector: Sequence[float] | None,
     sentences: _Sentences | None,
     vector_property: str,
-) -> tuple[EvidenceSupport, dict[str, DocumentValidity]]:
+) -> tuple[list[EvidenceSupport], dict[str, DocumentValidity]]:
+    """One EvidenceSupport per candidate hit (answerability_candidates), and the validity of
+    every hit's document."""
     ids = [h.paragraph_id for h in retrieval.hits]
     if not ids:
-        return EvidenceSupport(), {}
+        return [], {}
     rows = graph.read("answer/evidence_support", paragraphIds=ids, vector=list(vector or []),
                       property=vector_property)  # fmt: skip
     stored = {str(r["paragraphId"]): float(r["cosine"]) for r in rows if r["cosine"] is not None}
-    best = retrieval.hits[0]
-    others = [stored[h.paragraph_id] for h in retrieval.hits
-              if h.document_id != best.document_id and h.paragraph_id in stored]  # fmt: skip
     validity = {
         str(r["documentId"]): DocumentValidity(
             document_id=str(r["documentId"]), path=str(r["path"]), updated=r["updated"],
@@ -456,24 +471,33 @@ def _support(
         )
         for r in rows
     }  # fmt: skip
-    texts: tuple[str, ...] = ()
-    cosines: tuple[float, ...] = ()
-    topic_cosine = residual = None
+    embedded: list[list[float]] = []
     if sentences is not None and vector is not None:
-        texts = sentences[0]
-        *embedded, topic = sentences[1].result()
-        plain, in_context = embedded[: len(texts)], embedded[len(texts) :]
-        cosines = tuple(cosine(vector, e) for e in plain)
-        topic_cosine = cosine(vector, topic)
-        residual = max(residual_cosines(vector, topic, in_context), default=None)
-    support = EvidenceSupport(
-        cosine=stored, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
-        sentence_cosines=cosines, topic=" ".join((best.title, *best.heading_path)),
-        topic_cosine=topic_cosine, residual_sentence_cosine=residual,
-        fulltext_rank=best.ranks.get("fulltext"), vector_rank=best.ranks.get("vector"),
-        other_document_cosine=max(others, default=None),
-    )  # fmt: skip
-    return support, validity
+        embedded = sentences[1].result()
+    supports: list[EvidenceSupport] = []
+    start = 0
+    for n, hit in enumerate(candidates):
+        texts: tuple[str, ...] = ()
+        cosines: tuple[float, ...] = ()
+        topic_cosine = residual = None
+        if embedded and sentences is not None and vector is not None:
+            texts = sentences[0][n]
+            run = embedded[start : start + 2 * len(texts) + 1]
+            start += len(run)
+            plain, in_context, topic = run[: len(texts)], run[len(texts) : -1], run[-1]
+            cosines = tuple(cosine(vector, e) for e in plain)
+            topic_cosine = cosine(vector, topic)
+            residual = max(residual_cosines(vector, topic, in_context), default=None)
+        others = [stored[h.paragraph_id] for h in retrieval.hits
+                  if h.document_id != hit.document_id and h.paragraph_id in stored]  # fmt: skip
+        supports.append(EvidenceSupport(
+            cosine=stored, sentence_cosine=max(cosines) if cosines else None, sentences=texts,
+            sentence_cosines=cosines, topic=" ".join((hit.title, *hit.heading_path)),
+            topic_cosine=topic_cosine, residual_sentence_cosine=residual,
+            fulltext_rank=hit.ranks.get("fulltext"), vector_rank=hit.ranks.get("vector"),
+            other_document_cosine=max(others, default=None),
+        ))  # fmt: skip
+    return supports, validity
 
 
 _STATUS_RANK = {"sufficient": 2, "borderline": 1, "insufficient": 0}

@@ -21,6 +21,8 @@ from service.answer.sufficiency import (
 )
 from service.answer.typed_value import check_typed_value
 from service.pipeline.evidence import SourceDecision
+from service.pipeline.retrieval import Hit
+from service.question.runner import answerability_candidates
 from service.settings import AnswerSettings, PipelineSettings
 from tests.unit.answer_fixtures import (
     DOC,
@@ -102,14 +104,55 @@ def test_expired_or_superseded_source_is_stale() -> None:
 
 def test_answerability_gate_declines_far_evidence() -> None:
     best = ("p0", rows()[0]["text"])
-    far = _review("what is water glass?", support=EvidenceSupport(cosine={"p0": 0.1},
-                  sentence_cosine=0.1), best_paragraph=best)  # fmt: skip
-    near = _review("what is water glass?", support=EvidenceSupport(cosine={"p0": 0.8},
-                   sentence_cosine=0.8), best_paragraph=best)  # fmt: skip
+    far = _review("what is water glass?", candidates=[(best, EvidenceSupport(cosine={"p0": 0.1},
+                  sentence_cosine=0.1))])  # fmt: skip
+    near = _review("what is water glass?", candidates=[(best, EvidenceSupport(cosine={"p0": 0.8},
+                   sentence_cosine=0.8))])  # fmt: skip
     assert far.status == "insufficient" and not far.recoverable
     assert near.status == "sufficient"
     assert near.answerability_inputs is not None
     assert near.answerability_inputs["paragraphCosine"] == 0.8
+
+
+def test_answerability_reads_the_best_scoring_candidate() -> None:
+    """The best fused hit can share the question's words without its answer, which a hit the
+    vector channel ranks higher holds: the gate scores both and reads the better, and the
+    trace names the paragraph its inputs are of."""
+    text = rows()[0]["text"]
+    weak = (("p0", text), EvidenceSupport(cosine={"p0": 0.1, "p1": 0.8}, sentence_cosine=0.1))
+    strong = (("p1", text), EvidenceSupport(cosine={"p0": 0.1, "p1": 0.8}, sentence_cosine=0.8))
+    alone = _review("what is water glass?", candidates=[weak])
+    both = _review("what is water glass?", candidates=[weak, strong])
+    assert alone.status == "insufficient" and alone.answerability_paragraph == "p0"
+    assert both.status == "sufficient" and both.answerability_paragraph == "p1"
+    assert both.answerability_inputs is not None
+    assert both.answerability_inputs["paragraphCosine"] == 0.8
+    # The order does not matter: the better score is read wherever it stands.
+    flipped = _review("what is water glass?", candidates=[strong, weak])
+    assert flipped.answerability == both.answerability
+
+
+def test_answerability_candidates_are_the_top_hit_and_the_vector_channels_first() -> None:
+    def hit(pid: str, ranks: dict[str, int]) -> Hit:
+        return Hit(
+            paragraph_id=pid, document_id="d", path="s/doc.md", title="Doc", kind="paragraph",
+            text="Text.", ordinal=0, heading_path=("Doc",), start_offset=0, end_offset=5,
+            start_line=1, end_line=1, knowledge_point_ids=(), score=0.5, ranks=ranks,
+            span_start=0, span_end=5, span_text="Text.", citation_id=f"c_{pid}",
+        )  # fmt: skip
+
+    hits = [
+        hit("a", {"fulltext": 1, "vector": 4}),
+        hit("b", {"vector": 2}),
+        hit("c", {"fulltext": 2}),
+        hit("d", {"vector": 1}),
+        hit("e", {"vector": 3}),
+    ]
+    chosen = answerability_candidates(hits, AnswerSettings(answerability_vector_ranks=2))
+    assert [h.paragraph_id for h in chosen] == ["a", "b", "d"]
+    alone = answerability_candidates(hits, AnswerSettings(answerability_vector_ranks=0))
+    assert [h.paragraph_id for h in alone] == ["a"]
+    assert answerability_candidates([], AnswerSettings()) == []
 
 
 def test_answerability_between_the_gate_and_the_confident_threshold_is_uncertain_only() -> None:
@@ -117,7 +160,7 @@ def test_answerability_between_the_gate_and_the_confident_threshold_is_uncertain
     the runner), but a partial answer must name what it lacks: uncertainty alone is not that."""
     best = ("p0", rows()[0]["text"])
     support = EvidenceSupport(cosine={"p0": 0.8}, sentence_cosine=0.8)
-    score = _review("what is water glass?", support=support, best_paragraph=best).answerability
+    score = _review("what is water glass?", candidates=[(best, support)]).answerability
     assert score is not None
     below = AnswerSettings(
         answerability_threshold=score - 0.01, answerability_confident_threshold=score + 0.01
@@ -125,13 +168,13 @@ def test_answerability_between_the_gate_and_the_confident_threshold_is_uncertain
     above = AnswerSettings(
         answerability_threshold=score - 0.02, answerability_confident_threshold=score - 0.01
     )
-    band = _review("what is water glass?", support=support, best_paragraph=best, settings=below)
+    band = _review("what is water glass?", candidates=[(best, support)], settings=below)
     assert band.uncertain and (band.status, band.degradation) == ("sufficient", "none")
     assert any("may not answer exactly" in r for r in band.reasons)
-    sure = _review("what is water glass?", support=support, best_paragraph=best, settings=above)
+    sure = _review("what is water glass?", candidates=[(best, support)], settings=above)
     assert not sure.uncertain and sure.status == "sufficient"
     gated = AnswerSettings(answerability_threshold=score + 0.01)
-    refused = _review("what is water glass?", support=support, best_paragraph=best, settings=gated)
+    refused = _review("what is water glass?", candidates=[(best, support)], settings=gated)
     assert refused.status == "insufficient" and not refused.uncertain
 
 
@@ -151,7 +194,7 @@ def test_a_page_matching_only_by_its_topic_scores_lower() -> None:
             topic_cosine=topic_cosine,
             residual_sentence_cosine=residual,
         )
-        review = _review("what is water glass?", support=support, best_paragraph=best)
+        review = _review("what is water glass?", candidates=[(best, support)])
         assert review.answerability is not None and review.answerability_inputs is not None
         assert review.answerability_inputs["topicCosine"] == topic_cosine
         return float(review.answerability)
@@ -169,7 +212,7 @@ def test_a_sentence_addressing_what_is_asked_beyond_the_topic_scores_higher() ->
     def score(residual: float) -> float:
         support = EvidenceSupport(cosine={"p0": 0.82}, sentence_cosine=0.6, topic_cosine=0.5,
                                   residual_sentence_cosine=residual)  # fmt: skip
-        review = _review("what is water glass?", support=support, best_paragraph=best)
+        review = _review("what is water glass?", candidates=[(best, support)])
         assert review.answerability is not None and review.answerability_inputs is not None
         assert review.answerability_inputs["residualSentenceCosine"] == residual
         return float(review.answerability)

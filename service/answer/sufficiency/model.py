@@ -114,6 +114,7 @@ class SufficiencyReview(msgspec.Struct, frozen=True, kw_only=True):
     recoverable: bool
     answerability: float | None  # probability-like score of the answerability gate
     answerability_inputs: dict[str, float] | None = None  # AnswerabilityFeatures, by name
+    answerability_paragraph: str | None = None  # the candidate hit those inputs are of
     answerability_threshold: float = 0.0  # the gate's threshold (0: no gate)
     # Passed the gate but under the confident threshold: a reason in the trace; an answer that
     # also lacks the asked-for value is declined (service/question/runner.py).

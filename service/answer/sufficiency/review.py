@@ -38,14 +38,14 @@ def review_sufficiency(
     named: Mapping[str, str],
     operand_points: Sequence[tuple[int, str]] = (),
     validity: Mapping[str, DocumentValidity] | None = None,
-    support: EvidenceSupport | None = None,
-    best_paragraph: tuple[str, str] | None = None,
+    candidates: Sequence[tuple[tuple[str, str], EvidenceSupport]] = (),
     settings: AnswerSettings,
     today: dt.date | None = None,
 ) -> SufficiencyReview:
     """`named`: compact name -> knowledge point id of names found in the question;
-    `operand_points`: (operand index, knowledge point id); `best_paragraph`: (paragraph id,
-    text) of the best retrieval hit, for the answerability gate."""
+    `operand_points`: (operand index, knowledge point id); `candidates`: ((paragraph id,
+    text), support) of the hits the answerability gate scores (answerability_candidates), the
+    best fused hit first; the gate reads the best scoring one."""
     fragments = pack.fragments
     direct = [f for f in fragments if f.role == "direct_support"]
     gates: list[Gate] = []
@@ -70,8 +70,12 @@ def review_sufficiency(
         )
     )
 
-    features = answerability_features(plan, best_paragraph, support)
-    answerability = _answerability(features, settings)
+    features, answerability, chosen = None, None, None
+    for paragraph, support in candidates:
+        mine = answerability_features(plan, paragraph, support)
+        score = _answerability(mine, settings)
+        if features is None or (score is not None and (answerability or 0.0) < score):
+            features, answerability, chosen = mine, score, paragraph[0]
     # A procedure whose headings name the question is what a how-to asks for, however little
     # its sentences resemble the question (the answerability features read sentences).
     names_itself = _names_the_concept(plan, direct, named) or any(
@@ -242,6 +246,7 @@ def review_sufficiency(
         recoverable=recoverable,
         answerability=None if answerability is None else round(answerability, 4),
         answerability_inputs=_inputs(features),
+        answerability_paragraph=chosen if features is not None else None,
         answerability_threshold=settings.answerability_threshold,
         uncertain=uncertain,
         stale=tuple(stale),
