@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from service.scope import scope_key
 
-__all__ = ["lucene_clauses", "lucene_query", "near_words_query"]
+__all__ = ["lucene_clauses", "lucene_query", "near_words_clauses", "near_words_query"]
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 
@@ -28,12 +28,17 @@ _EXACT_BOOST = 4
 
 
 def near_words_query(scope: str, terms: Sequence[str], stems: Sequence[str]) -> str:
-    """The scope required; each term as itself (boosted, so paragraphs holding it come first
-    and show that the scope holds it), as a fuzzy clause (words one edit away match it), and
-    each stem as a prefix clause (the word's other forms match it)."""
+    """near_words_clauses with the scope required: the query of the shared index."""
+    return f"+scopeKey:{scope_key(scope)} +({near_words_clauses(terms, stems)})"
+
+
+def near_words_clauses(terms: Sequence[str], stems: Sequence[str]) -> str:
+    """Each term as itself (boosted, so paragraphs holding it come first and show that the
+    scope holds it), as a fuzzy clause (words one edit away match it), and each stem as a
+    prefix clause (the word's other forms match it); alone, the query of a scope's own index."""
     clauses = [f"{_escape(t)}^{_EXACT_BOOST} {_escape(t)}~1" for t in terms]
     clauses += [f"{_escape(s)}*" for s in stems]
-    return f"+scopeKey:{scope_key(scope)} +({' '.join(dict.fromkeys(clauses))})"
+    return " ".join(dict.fromkeys(clauses))
 
 
 def lucene_clauses(terms: Sequence[str], phrases: Sequence[str]) -> str:

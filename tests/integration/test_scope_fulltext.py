@@ -19,6 +19,7 @@ from service.pipeline.lexical import exact_fulltext, query_clauses
 from service.pipeline.lucene import lucene_clauses, lucene_query
 from service.pipeline.plan import plan_query
 from service.pipeline.retrieval import retrieve_spans
+from service.pipeline.scope_words import plan_in_scope_words
 from service.question.runner import answer_question
 from service.scope import scope_fulltext_index
 from service.settings import IngestSettings, PipelineSettings
@@ -230,6 +231,14 @@ def test_large_scope_is_searched_in_its_own_fulltext_index(
             for q in QUESTIONS
         ]  # fmt: skip
 
+    # The typo read (scope_words) asks the same own index: a slip is still corrected to the
+    # scope's word, and the shared index is not read.
+    run = graph.child()
+    typo = plan_in_scope_words(run, plan_query("how is honey extarcted?", large), pipeline)
+    assert "extracted" in typo.terms and typo.spelling == (("extarcted", "extracted"),)
+    read = [c.statement for c in run.calls]
+    assert "retrieval/scope_words_scope_index" in read and "retrieval/scope_words" not in read
+
     rows = own_index_rows()
     assert any(rows)
     _write(tmp_path / "b", other, _large_vocabulary(20))
@@ -244,3 +253,7 @@ def test_large_scope_is_searched_in_its_own_fulltext_index(
     retrieval = retrieve_spans(graph.child(), plan, None, pipeline)
     assert retrieval.fulltext_mode == "exact"
     assert retrieval.hits[0].path == f"{large}/extraction.md"
+    run = graph.child()
+    typo = plan_in_scope_words(run, plan_query("how is honey extarcted?", large), pipeline)
+    assert "extracted" in typo.terms
+    assert "retrieval/scope_words" in [c.statement for c in run.calls]
