@@ -38,6 +38,7 @@ from service.answer.sufficiency import (
     cosine,
     residual_cosines,
     review_sufficiency,
+    settles_answerability,
 )
 from service.answer.typed_value import TypedValue, check_typed_value, missing_value_caveat
 from service.db.graph import Graph
@@ -230,10 +231,13 @@ def answer_question(
         lap("contextPack")
         if supports is None:
             supports, validity = _support(
-                run, retrieval, candidates, vector, sentences, space.vector_property
-            )
+                run, retrieval, candidates, vector, sentences, space.vector_property,
+                lambda s: settles_answerability(plan, (candidates[0].paragraph_id,
+                                                       candidates[0].text), s, answer_settings),
+            )  # fmt: skip
             lap("support")
-        scored = [((h.paragraph_id, h.text), s) for h, s in zip(candidates, supports, strict=True)]
+        # Fewer supports than candidates when the best fused hit's settled the question.
+        scored = [((h.paragraph_id, h.text), s) for h, s in zip(candidates, supports, strict=False)]
         review = review_sufficiency(
             plan, pack, context, named=named, operand_points=operand_points, validity=validity,
             candidates=scored, settings=answer_settings,
@@ -393,9 +397,9 @@ def answer_question(
     }
 
 
-# Per candidate hit, its sentences; then one future of every candidate's embeddings, each
-# candidate's run being its sentences, the same sentences under its topic, then the topic.
-_Sentences = tuple[tuple[tuple[str, ...], ...], Future[list[list[float]]]]
+# Per candidate hit: its sentences, and the future of their embeddings (the sentences, the same
+# sentences under the hit's topic, then the topic).
+_Sentences = list[tuple[tuple[str, ...], Future[list[list[float]]]]]
 
 
 def answerability_candidates(hits: Sequence[Hit], settings: AnswerSettings) -> list[Hit]:
@@ -424,15 +428,16 @@ def _answerability_sentences(
     # sentence goes twice: plain (the sentence cosine) and under its topic, which reads like its
     # paragraph ("Filming began in 2015" is about the page's series; the residual cosine). They
     # embed while Neo4j is read.
-    runs: list[tuple[str, ...]] = []
-    batch: list[str] = []
+    # One task per candidate, the best fused hit's first: the others are cancelled while they
+    # wait when its score settles the question (_support).
+    runs: _Sentences = []
+    chunk = settings.answerability_embed_chunk_texts
     for hit in candidates:
         texts = tuple(s.text for s in split_sentences(hit.text))[: settings.answerability_sentences]
         topic = _topic(hit)
-        runs.append(texts)
-        batch += [*texts, *(f"{topic}\n{text}" for text in texts), topic]
-    chunk = settings.answerability_embed_chunk_texts
-    return tuple(runs), _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, batch, chunk)
+        batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
+        runs.append((texts, _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, batch, chunk)))
+    return runs
 
 
 def embed_in_chunks(embedder: QueryEmbedder, texts: Sequence[str], size: int) -> list[list[float]]:
@@ -455,9 +460,11 @@ def _support(
     vector: Sequence[float] | None,
     sentences: _Sentences | None,
     vector_property: str,
+    settled: Callable[[EvidenceSupport], bool],
 ) -> tuple[list[EvidenceSupport], dict[str, DocumentValidity]]:
-    """One EvidenceSupport per candidate hit (answerability_candidates), and the validity of
-    every hit's document."""
+    """The EvidenceSupport of each candidate hit (answerability_candidates) while the best fused
+    hit's does not settle the question (`settled`: no other candidate's score could change what
+    the gate decides), and the validity of every hit's document."""
     ids = [h.paragraph_id for h in retrieval.hits]
     if not ids:
         return [], {}
@@ -471,20 +478,15 @@ def _support(
         )
         for r in rows
     }  # fmt: skip
-    embedded: list[list[float]] = []
-    if sentences is not None and vector is not None:
-        embedded = sentences[1].result()
     supports: list[EvidenceSupport] = []
-    start = 0
     for n, hit in enumerate(candidates):
         texts: tuple[str, ...] = ()
         cosines: tuple[float, ...] = ()
         topic_cosine = residual = None
-        if embedded and sentences is not None and vector is not None:
-            texts = sentences[0][n]
-            run = embedded[start : start + 2 * len(texts) + 1]
-            start += len(run)
-            plain, in_context, topic = run[: len(texts)], run[len(texts) : -1], run[-1]
+        if sentences is not None and vector is not None:
+            texts, future = sentences[n]
+            *embedded, topic = future.result()
+            plain, in_context = embedded[: len(texts)], embedded[len(texts) :]
             cosines = tuple(cosine(vector, e) for e in plain)
             topic_cosine = cosine(vector, topic)
             residual = max(residual_cosines(vector, topic, in_context), default=None)
@@ -497,6 +499,10 @@ def _support(
             fulltext_rank=hit.ranks.get("fulltext"), vector_rank=hit.ranks.get("vector"),
             other_document_cosine=max(others, default=None),
         ))  # fmt: skip
+        if n == 0 and settled(supports[0]):
+            for _, waiting in (sentences or [])[1:]:
+                waiting.cancel()
+            break
     return supports, validity
 
 

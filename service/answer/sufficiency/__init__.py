@@ -26,6 +26,7 @@ from service.answer.sufficiency.answerability import (
     answerability_features,
     cosine,
     residual_cosines,
+    settles_answerability,
 )
 from service.answer.sufficiency.model import (
     AnswerabilityFeatures,
@@ -46,5 +47,6 @@ __all__ = [
     "cosine",
     "residual_cosines",
     "review_sufficiency",
+    "settles_answerability",
     "stale_documents",
 ]

@@ -14,7 +14,7 @@ from service.answer.sufficiency.terms import _share, has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.settings import AnswerSettings
 
-__all__ = ["answerability_features", "cosine", "residual_cosines"]
+__all__ = ["answerability_features", "cosine", "residual_cosines", "settles_answerability"]
 
 
 def answerability_features(
@@ -57,6 +57,16 @@ def answerability_features(
         sentence_lift=ranked[0][0] - sum(spread) / len(spread),
         best_hit_cosine=max([cosine, *rest]),
     )
+
+
+def settles_answerability(
+    plan: QueryPlan, paragraph: tuple[str, str], support: EvidenceSupport, settings: AnswerSettings
+) -> bool:
+    """This hit alone passes the gate and is not uncertain: scoring other hits (the review
+    reads the best score) could not change what the gate decides."""
+    score = _answerability(answerability_features(plan, paragraph, support), settings)
+    bar = max(settings.answerability_threshold, settings.answerability_confident_threshold)
+    return score is not None and score >= bar
 
 
 def residual_cosines(
