@@ -132,7 +132,7 @@ def test_answerability_reads_the_best_scoring_candidate() -> None:
     assert flipped.answerability == both.answerability
 
 
-def test_answerability_candidates_are_the_top_hit_and_the_vector_channels_first() -> None:
+def test_answerability_candidates_are_the_top_hit_and_the_vector_channels_first_above_it() -> None:
     def hit(pid: str, ranks: dict[str, int]) -> Hit:
         return Hit(
             paragraph_id=pid, document_id="d", path="s/doc.md", title="Doc", kind="paragraph",
@@ -150,6 +150,10 @@ def test_answerability_candidates_are_the_top_hit_and_the_vector_channels_first(
     ]
     chosen = answerability_candidates(hits, AnswerSettings(answerability_vector_ranks=2))
     assert [h.paragraph_id for h in chosen] == ["a", "b", "d"]
+    # A best fused hit the vector channel ranks second has only the first above it.
+    hits[0] = hit("a", {"fulltext": 1, "vector": 2})
+    chosen = answerability_candidates(hits, AnswerSettings(answerability_vector_ranks=2))
+    assert [h.paragraph_id for h in chosen] == ["a", "d"]
     alone = answerability_candidates(hits, AnswerSettings(answerability_vector_ranks=0))
     assert [h.paragraph_id for h in alone] == ["a"]
     assert answerability_candidates([], AnswerSettings()) == []
