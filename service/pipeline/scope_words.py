@@ -59,8 +59,8 @@ class ScopeWords(msgspec.Struct, frozen=True):
 
 @paragraph_cache("function")
 def stem(word: str) -> str:
-    """Cached: every distinct word of the paragraphs read is stemmed, about 2,000 a question at
-    100k paragraphs, and pure-Python Snowball took 49 of that read's 54 ms."""
+    """Cached: every distinct word of the paragraphs read is stemmed (thousands a question in a
+    large scope), and pure-Python Snowball stemming took most of the typo read's time."""
     stemmer = getattr(_STEMMERS, "english", None)
     if stemmer is None:
         stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")

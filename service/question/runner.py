@@ -431,10 +431,9 @@ def _answerability_sentences(
     # sentence goes twice: plain (the sentence cosine) and under its topic, which reads like its
     # paragraph ("Filming began in 2015" is about the page's series; the residual cosine). They
     # embed while Neo4j is read.
-    # Only the best fused hit's embed at once; another candidate's when _support asks for them,
-    # which it does only if the best one's score leaves the gate's decision open (started at
-    # once, they ran on the model while the answer waited: 125 -> 216 ms p50 for a served first
-    # ask at 100k).
+    # Only the best fused hit's embed at once. Another candidate's embed when _support asks for
+    # them, only if the best one's score leaves the gate's decision open: the model runs one
+    # call at a time, and the answer waits for them.
     runs: _Sentences = []
     chunk = settings.answerability_embed_chunk_texts
     for n, hit in enumerate(candidates):
