@@ -114,10 +114,10 @@ def test_answerability_gate_declines_far_evidence() -> None:
     assert near.answerability_inputs["paragraphCosine"] == 0.8
 
 
-def test_answerability_reads_the_best_scoring_candidate() -> None:
+def test_answerability_reads_another_candidate_only_when_it_confidently_answers() -> None:
     """The best fused hit can share the question's words without its answer, which a hit the
-    vector channel ranks higher holds: the gate scores both and reads the better, and the
-    trace names the paragraph its inputs are of."""
+    vector channel ranks higher holds: the gate reads that one when it scores at least the
+    confident threshold, and the trace names the paragraph its inputs are of."""
     text = rows()[0]["text"]
     weak = (("p0", text), EvidenceSupport(cosine={"p0": 0.1, "p1": 0.8}, sentence_cosine=0.1))
     strong = (("p1", text), EvidenceSupport(cosine={"p0": 0.1, "p1": 0.8}, sentence_cosine=0.8))
@@ -127,9 +127,12 @@ def test_answerability_reads_the_best_scoring_candidate() -> None:
     assert both.status == "sufficient" and both.answerability_paragraph == "p1"
     assert both.answerability_inputs is not None
     assert both.answerability_inputs["paragraphCosine"] == 0.8
-    # The order does not matter: the better score is read wherever it stands.
-    flipped = _review("what is water glass?", candidates=[strong, weak])
-    assert flipped.answerability == both.answerability
+    assert both.answerability is not None
+    assert both.answerability >= SETTINGS.answerability_confident_threshold
+    # A likelier candidate that is not confident leaves the best fused hit's refusal standing.
+    doubtful = AnswerSettings(answerability_confident_threshold=both.answerability + 0.01)
+    kept = _review("what is water glass?", candidates=[weak, strong], settings=doubtful)
+    assert kept.status == "insufficient" and kept.answerability_paragraph == "p0"
 
 
 def test_answerability_candidates_are_the_top_hit_and_the_vector_channels_first_above_it() -> None:

@@ -70,11 +70,18 @@ def review_sufficiency(
         )
     )
 
+    # The best fused hit's verdict, unless another candidate confidently answers: a paragraph
+    # the question's meaning points at can hold the answer the best one only names the words
+    # of, but a merely likelier one is no reason to overturn a refusal.
     features, answerability, chosen = None, None, None
-    for paragraph, support in candidates:
+    for n, (paragraph, support) in enumerate(candidates):
         mine = answerability_features(plan, paragraph, support)
         score = _answerability(mine, settings)
-        if features is None or (score is not None and (answerability or 0.0) < score):
+        if n == 0 or (
+            score is not None
+            and score >= settings.answerability_confident_threshold
+            and score > (answerability or 0.0)
+        ):
             features, answerability, chosen = mine, score, paragraph[0]
     # A procedure whose headings name the question is what a how-to asks for, however little
     # its sentences resemble the question (the answerability features read sentences).
