@@ -50,7 +50,8 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     answerability_bias: Annotated[float, SIGNED] = -18.869
     answerability_sentences: int = 10  # sentences of each scored hit embedded for the gate
     # Besides the best fused hit, the gate scores the hits the vector channel ranks within this
-    # many and above it, and reads the best scoring one (0: the best fused hit alone).
+    # many and above it, and reads one of them that scores over the confident threshold (0: the
+    # best fused hit alone).
     answerability_vector_ranks: Annotated[int, ZERO_ALLOWED] = 2
     # Those texts go to the model this many at a time: the model runs one call at a time, and a
     # whole batch (21 texts) made every other answer's question embedding wait behind it.
