@@ -104,6 +104,11 @@ def _online(graph: Graph, statement: str, index: str) -> bool:
     return any(r["state"] == "ONLINE" for r in graph.read(statement, indexName=index))
 
 
+def searches_own_fulltext(size: ScopeSize, settings: PipelineSettings) -> bool:
+    """A large scope whose own full-text index is ONLINE: full-text reads ask that index."""
+    return size.paragraphs > settings.exact_fulltext_max_paragraphs and size.own_fulltext_index
+
+
 def indexed_scope(size: ScopeSize, settings: PipelineSettings) -> bool:
     """A large scope whose own vector and full-text indexes answer for it: its channels come
     in one statement (scope_channels)."""
@@ -253,7 +258,7 @@ def _fulltext(
     limit = settings.retrieval_candidates
     size = scope_size(graph, scope, settings)
     own = lucene_clauses(terms, phrases)
-    if size.paragraphs > settings.exact_fulltext_max_paragraphs and size.own_fulltext_index and own:
+    if searches_own_fulltext(size, settings) and own:
         try:
             rows = graph.read(
                 "retrieval/fulltext_paragraphs_scope_index", indexName=scope_fulltext_index(scope),

@@ -34,7 +34,7 @@ import msgspec
 import snowballstemmer
 from neo4j.exceptions import ClientError
 
-from service.pipeline.channels import scope_size
+from service.pipeline.channels import scope_size, searches_own_fulltext
 from service.pipeline.lucene import near_words_clauses, near_words_query
 from service.pipeline.plan import QueryPlan
 from service.scope import scope_fulltext_index
@@ -71,8 +71,7 @@ def plan_in_scope_words(graph: Graph, plan: QueryPlan, settings: PipelineSetting
     """The plan with its slips corrected in the question text and the key terms, so every later
     stage (retrieval, the question's embedding, answerability, procedures) reads the word the
     user meant, and with the scope's other forms of its terms; the plan itself when neither."""
-    size = scope_size(graph, plan.scope, settings)
-    own = size.paragraphs > settings.exact_fulltext_max_paragraphs and size.own_fulltext_index
+    own = searches_own_fulltext(scope_size(graph, plan.scope, settings), settings)
     words = scope_words(graph, plan.scope, plan.terms, min_chars=settings.scope_words_min_chars,
                         paragraphs=settings.scope_words_paragraphs,
                         own_index=scope_fulltext_index(plan.scope) if own else None)  # fmt: skip

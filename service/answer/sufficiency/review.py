@@ -45,7 +45,7 @@ def review_sufficiency(
     """`named`: compact name -> knowledge point id of names found in the question;
     `operand_points`: (operand index, knowledge point id); `candidates`: ((paragraph id,
     text), support) of the hits the answerability gate scores (answerability_candidates), the
-    best fused hit first; the gate reads the best scoring one."""
+    best fused hit first; the gate reads it unless another confidently answers."""
     fragments = pack.fragments
     direct = [f for f in fragments if f.role == "direct_support"]
     gates: list[Gate] = []
