@@ -448,7 +448,7 @@ def report(args: argparse.Namespace, pid: int, figures: dict[str, Any]) -> None:
     samples: list[Sample] = figures["samples"]
     elapsed: float = figures["elapsed"]
     fitted = slopes(samples, args.window_s, args.tail_s, elapsed)
-    kinds = ("text", "analysis", "workers text", "workers analysis")
+    kinds = ("text", "function", "workers text", "workers function")
     print("\n| t s | RSS MiB | with workers MiB | " + " | ".join(f"{k} cache MiB" for k in kinds)
           + " |\n|---|---|---|---|---|---|---|")  # fmt: skip
     for s in samples:

@@ -53,7 +53,7 @@ FUNCTION_CACHES = (
     ("service.answer.injection.finding", "find_injections"),
     ("service.answer.injection.screening", "_scan"),
     ("service.answer.injection.screening", "_output_pattern"),
-    ("service.text.answer_types", "expected_type"), ("service.text.analysis", "_split_words"),
+    ("service.text.answer_types", "expected_type"),
     ("service.text.facts.aligned", "norm_token"),
 )  # fmt: skip
 WARMUP = 20

@@ -102,10 +102,6 @@ class TextCacheSettings(msgspec.Struct, frozen=True, kw_only=True):
     # 1,000-character paragraph as estimated (40 KiB traced; ClapNQ's passages), so some 1,400
     # such paragraphs.
     text_bytes: Annotated[int, env_name("KGS_TEXT_CACHE_BYTES")] = 64 * 2**20
-    # Decoded stored analyses: about 21 KiB per such paragraph as estimated (17 KiB traced), so
-    # some 780 paragraphs. A decode takes about 5 microseconds, so a miss costs little more
-    # than the Neo4j read that brought the bytes: this budget stays the smaller one.
-    analysis_bytes: Annotated[int, env_name("KGS_ANALYSIS_CACHE_BYTES")] = 16 * 2**20
     # Results of pure functions of short texts (a sentence's language, compact keys, public
     # texts, injection findings): some 400 bytes an entry, about 26 KiB a question met new.
     function_bytes: Annotated[int, env_name("KGS_FUNCTION_CACHE_BYTES")] = 8 * 2**20

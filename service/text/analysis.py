@@ -17,6 +17,7 @@ them).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 from array import array
@@ -25,8 +26,6 @@ from pathlib import Path
 from typing import Literal
 
 import msgspec
-
-from service.text.text_cache import approximate_size, paragraph_cache
 
 __all__ = [
     "ANALYSIS_VERSION",
@@ -119,8 +118,8 @@ def encode_analysis(analysis: TextAnalysis) -> bytes:
 
 
 class DecodedAnalysis(msgspec.Struct, frozen=True, kw_only=True):
-    """A stored analysis as the scan keeps it: the words as their one string (split when asked
-    for, a couple of microseconds), offsets as an integer array."""
+    """A stored analysis as the scan reads it: the words as their one string (split when asked
+    for, some microseconds: not kept, as keeping them cost more), offsets as an integer array."""
 
     words: str
     offsets: array[int]
@@ -129,21 +128,12 @@ class DecodedAnalysis(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def norms(self) -> tuple[str, ...]:
-        return _split_words(self.words)
-
-
-# A scan asks for a paragraph's words twice (document profiles, then the near-copy test); the
-# split of the last ~five questions' paragraphs is kept, not of every cached analysis (3 KiB
-# each as separate strings).
-@paragraph_cache("function")
-def _split_words(words: str) -> tuple[str, ...]:
-    return tuple(words.split(" ")) if words else ()
+        return tuple(self.words.split(" ")) if self.words else ()
 
 
 def forget_decoded() -> None:
-    """Empty the decoded analyses and their split words (benchmarks that meet every text cold)."""
+    """Empty the recent decodes (benchmarks that meet every text cold)."""
     decode_analysis.cache_clear()
-    _split_words.cache_clear()
 
 
 def pack_offsets(offsets: Iterable[int]) -> bytes:
@@ -161,31 +151,17 @@ def _unpack_offsets(data: bytes) -> array[int]:
     return packed
 
 
-def _decoded_size(decoded: DecodedAnalysis | None) -> int:
-    """What a decoded analysis holds, as approximate_size counts it, without walking each fact
-    field by field (that cost three times the decode): a fact is its three strings and a fixed
-    part (the struct, its offsets, an empty scope), plus its scope when it has one."""
-    if decoded is None:
-        return sys.getsizeof(None)
-    return (
-        sys.getsizeof(decoded) + sys.getsizeof(decoded.words) + sys.getsizeof(decoded.offsets)
-        + approximate_size(decoded.anchors) + sys.getsizeof(decoded.facts)
-        + sum(_FACT_FIXED_BYTES + sys.getsizeof(f.subject) + sys.getsizeof(f.key)
-              + sys.getsizeof(f.norm) + (approximate_size(f.scope) if f.scope else 0)
-              for f in decoded.facts)
-    )  # fmt: skip
+# A scan asks for a bound paragraph's analysis twice or more (its facts, then its tokens), so
+# the last decodes are kept, more than one scan binds. Not more: a decode takes about 5
+# microseconds, and a stream of new questions over a large scope meets mostly paragraphs not
+# decoded before (33,362 distinct analyses in 42,000 paragraph reads over the latency bench's
+# 200 questions at 100k). Sizing and storing every miss in a byte-bounded shared cache cost
+# more than the decodes saved (bench/conflict_scan.py). A decoded analysis holds some 2.2 KiB
+# on average (its facts, tokens and names).
+_RECENT_DECODES = 64
 
 
-# approximate_size of a fact less its three strings: the same for every fact without a scope
-# (offsets of 0, a smaller int, would be counted 4 bytes over).
-_FACT_FIXED_BYTES = approximate_size(
-    StoredFact("date", "", "", "", (), 1, 1, 1, 1, 1, 1)
-) - 3 * sys.getsizeof("")
-
-
-# Decoded once per paragraph while it is in use: the facts, the tokens and the profile of one
-# paragraph are asked for separately. Bytes hash once (CPython keeps the hash).
-@paragraph_cache("analysis", size=_decoded_size)
+@functools.lru_cache(maxsize=_RECENT_DECODES)
 def decode_analysis(data: bytes) -> DecodedAnalysis | None:
     """The stored analysis, or None when there is none, it is unreadable or of another
     version (the caller then computes from the text)."""

@@ -1,13 +1,12 @@
 """What each process keeps of text it derived, bounded in bytes: per paragraph, sentence splits
-(spans.py), extracted facts, word tokens and names/figures (facts/) and decoded stored analyses
-(analysis.py); per short text, the results of the pure functions answering calls many times per
+(spans.py), extracted facts, word tokens and names/figures (facts/); per short text, the results of the pure functions answering calls many times per
 question (a sentence's language, compact keys, public texts, injection findings, a token's
 normal form). The same documents are read question after question (the conflict scan reads
 every paragraph of every selected document), so a text met again costs a lookup, not a parse.
 
 The caches of one kind share one budget and one least-recently-used order: `text` (the splits,
-facts, tokens and names together), `analysis` (decoded analyses; with them a paragraph missing
-from the text caches costs a decode, not a parse) and `function` (the short texts' results). An
+facts, tokens and names together) and `function` (the short texts' results). Decoded stored
+analyses are not kept here (analysis.py says why). An
 entry's size is estimated once, when it is stored (`approximate_size`: the objects it holds, as
 sys.getsizeof counts them, keys included); the least recently used entries of the kind go until
 the kind is within its budget, and an entry larger than the whole budget is not kept. A hit is a
@@ -43,7 +42,7 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
-CacheKind = Literal["text", "analysis", "function"]
+CacheKind = Literal["text", "function"]
 _DEFAULTS = TextCacheSettings()
 
 
@@ -101,13 +100,12 @@ class _Store:
 
 
 def _budget(settings: TextCacheSettings, kind: CacheKind) -> int:
-    budgets = {"text": settings.text_bytes, "analysis": settings.analysis_bytes,
-               "function": settings.function_bytes}  # fmt: skip
+    budgets = {"text": settings.text_bytes, "function": settings.function_bytes}
     return budgets[kind]
 
 
 _STORES: dict[CacheKind, _Store] = {
-    kind: _Store(kind, _budget(_DEFAULTS, kind)) for kind in ("text", "analysis", "function")
+    kind: _Store(kind, _budget(_DEFAULTS, kind)) for kind in ("text", "function")
 }
 
 

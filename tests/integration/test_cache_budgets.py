@@ -1,4 +1,4 @@
-"""The app with small cache budgets (KGS_TEXT_CACHE_BYTES, KGS_ANALYSIS_CACHE_BYTES,
+"""The app with small cache budgets (KGS_TEXT_CACHE_BYTES,
 KGS_FUNCTION_CACHE_BYTES, KGS_API_TRACE_RETENTION_BYTES), driven
 past them by distinct questions through POST /v1/query against the real Neo4j: /metrics shows
 each kind's bytes within its budget while entries were evicted, and every question is answered,
@@ -28,14 +28,13 @@ from service.settings import Settings, TextCacheSettings, project_root
 from service.text import text_cache
 
 SOURCE_SCOPE = "waterglass"  # 8 shipped documents; 8 questions read some 50 of their paragraphs
-# At the default budgets those 50 paragraphs take about 66 KB (text) and 158 KB (analysis) as
-# estimated, so these hold a fraction of them.
+# At the default budgets those 50 paragraphs take about 66 KB (text) as estimated, so these hold
+# a fraction of them.
 TEXT_BUDGET_BYTES = 16_384
-ANALYSIS_BUDGET_BYTES = 32_768
 FUNCTION_BUDGET_BYTES = 16_384  # some 2,000 short-text results a question at the default
 PHRASINGS = ("what is {}?",)
-KINDS = ("text", "analysis", "function")
-BUDGETS = (TEXT_BUDGET_BYTES, ANALYSIS_BUDGET_BYTES, FUNCTION_BUDGET_BYTES)
+KINDS = ("text", "function")
+BUDGETS = (TEXT_BUDGET_BYTES, FUNCTION_BUDGET_BYTES)
 TRACE_BUDGET_BYTES = (
     200_000  # a few answers' traces: each is counted as its response's JSON, 40 to 50 KB
 )
@@ -47,7 +46,6 @@ def small_budget_client(
     graph: Graph, embedder: SentenceTransformerEmbedder, scope: str, tmp_path: Path
 ) -> Iterator[TestClient[Any]]:
     env = {**os.environ, "KGS_TEXT_CACHE_BYTES": str(TEXT_BUDGET_BYTES),
-           "KGS_ANALYSIS_CACHE_BYTES": str(ANALYSIS_BUDGET_BYTES),
            "KGS_FUNCTION_CACHE_BYTES": str(FUNCTION_BUDGET_BYTES),
            "KGS_API_TRACE_RETENTION_BYTES": str(TRACE_BUDGET_BYTES),
            "KGS_API_DEV_MODE": "on"}  # fmt: skip
@@ -55,10 +53,6 @@ def small_budget_client(
     shutil.copytree(project_root() / "knowledge_base" / SOURCE_SCOPE, tmp_path / scope)
     report = ingest(graph, embedder, tmp_path, IngestOptions(), settings.ingest)
     assert report.added and report.embedding_failure is None
-    # As a scope written before facts were nodes: the scan decodes every paragraph's analysis
-    # (with its Fact nodes it decodes only contested ones, and these pages have none).
-    with graph.driver.session(database=graph.database) as session:
-        session.run("MATCH (d:Document {scope: $scope}) REMOVE d.factLayout", scope=scope).consume()
     resources = AppResources(settings, graph=graph, embedder=embedder)
     try:
         with TestClient(create_app(settings, resources)) as client:
