@@ -1,17 +1,18 @@
 """What each process keeps of text it derived, bounded in bytes: per paragraph, sentence splits
-(spans.py), extracted facts, word tokens and names/figures (facts/); per short text, the results of the pure functions answering calls many times per
-question (a sentence's language, compact keys, public texts, injection findings, a token's
-normal form). The same documents are read question after question (the conflict scan reads
-every paragraph of every selected document), so a text met again costs a lookup, not a parse.
+(spans.py), extracted facts, word tokens and names/figures (facts/); per short text, the results
+of the pure functions answering calls many times per question (a sentence's language, compact
+keys, public texts, injection findings, a token's normal form). The same documents are read
+question after question (the conflict scan reads every paragraph of every selected document), so
+a text met again costs a lookup, not a parse.
 
 The caches of one kind share one budget and one least-recently-used order: `text` (the splits,
-facts, tokens and names together) and `function` (the short texts' results). Decoded stored
-analyses are not kept here (analysis.py says why). An
-entry's size is estimated once, when it is stored (`approximate_size`: the objects it holds, as
-sys.getsizeof counts them, keys included); the least recently used entries of the kind go until
-the kind is within its budget, and an entry larger than the whole budget is not kept. A hit is a
-dict lookup in Python, about half a microsecond more than functools.lru_cache's C one: some
-1,600 calls a question, under a millisecond, for a bound in bytes instead of in entries.
+facts, tokens and names together) and `function` (the short texts' results); decoded stored
+analyses are not kept here (analysis.py says why). An entry's size is estimated once, when it is
+stored (`approximate_size`: the objects it holds, as sys.getsizeof counts them, keys included);
+the least recently used entries of the kind go until the kind is within its budget, and an entry
+larger than the whole budget is not kept. A hit is a dict lookup in Python, about half a
+microsecond more than functools.lru_cache's C one: some 1,600 calls a question, under a
+millisecond, for a bound in bytes instead of in entries.
 
 The budgets are TextCacheSettings (service/settings); each entry point (CLI, API, answer worker)
 applies them with `configure_text_caches` once, before the first question. Until then the caches
