@@ -42,7 +42,7 @@ from service.pipeline.conflicts import (
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan, is_request
-from service.pipeline.procedure import find_procedure, term_weights
+from service.pipeline.procedure import find_procedure
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
 from service.text.facts import (
@@ -198,11 +198,10 @@ def _procedure_fragment(
         return None
     asked = _asks_for_steps(plan)
     hit_ids = [h.paragraph_id for h in retrieval.hits]
-    weights = term_weights([documents.get(d, []) for d in searched], plan.terms)
     found = [
         (rank, p) for rank, d in enumerate(searched)
         if (p := find_procedure(documents.get(d, []), hit_ids, plan.terms,
-                                asked=asked and rank == 0, weights=weights)) is not None
+                                asked=asked and rank == 0)) is not None
     ]  # fmt: skip
     if not found:
         return None

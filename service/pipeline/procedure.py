@@ -29,7 +29,7 @@ import msgspec
 from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
-__all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure", "term_weights"]
+__all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure"]
 
 Layout = Literal[
     "numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence",
@@ -98,16 +98,13 @@ def find_procedure(
     terms: Sequence[str],
     *,
     asked: bool = False,
-    weights: Mapping[str, float] | None = None,
 ) -> Procedure | None:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
     three best hits (paragraph ids, best first), the one that names most, a better hit inside or
     in its section breaking ties; None when there is none. `asked`: the question asks for steps
     and this is its best document, so a laid-out block (not running text) qualifies when it
-    names a fifth of the terms or holds one of the three best hits. `weights`: how much each
-    term tells the candidate documents apart (term_weights); a block qualifies on the share of
-    the terms it names, and ranks on their weighted share."""
+    names a fifth of the terms or holds one of the three best hits."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     best: tuple[float, Procedure] | None = None
     for layout, block, starts in _blocks(ordered):
@@ -117,8 +114,7 @@ def find_procedure(
         hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
-        before = _rows_before(ordered, block)
-        named = _coverage(block, before, terms)
+        named = _coverage(block, _rows_before(ordered, block), terms)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
         held = hit_rank is not None and hit_rank <= 2
@@ -130,8 +126,7 @@ def find_procedure(
         if not (named >= 0.5 or (held and some) or (laid_out and (held or some))):
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
-        ranked = _coverage(block, before, terms, weights) if weights else named
-        score = 2 * ranked + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
+        score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
         # Running text holds its own introduction and notes around its instructions.
         region = block if layout == "instructions" else _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
@@ -319,12 +314,7 @@ def _rows_before(rows: Sequence[Row], block: Sequence[Row]) -> list[Row]:
     return [rows[at - 1]] if at > 0 else []
 
 
-def _coverage(
-    block: Sequence[Row],
-    before: Sequence[Row],
-    terms: Sequence[str],
-    weights: Mapping[str, float] | None = None,
-) -> float:
+def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str]) -> float:
     """How well the block's own headings (weight 0.7) and its introduction and first lines (0.3)
     name the question's terms; a word one typing slip away counts ("brurs" names "burrs")."""
     if not terms:
@@ -333,24 +323,13 @@ def _coverage(
     if len(titles) > 1 and STEP_HEADING.match(titles[-1]):
         titles = titles[:-1]  # a step heading names the step, not the procedure
     lines = " ".join(str(r["text"])[:_INTRO_CHARS] for r in (*before, block[0]))
-    return 0.7 * _named(" ".join(titles), terms, weights) + 0.3 * _named(lines, terms, weights)
+    return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
 
 
-def _named(text: str, terms: Sequence[str], weights: Mapping[str, float] | None = None) -> float:
-    """The share of `terms` the text names, each counted by its weight (1 without weights)."""
+def _named(text: str, terms: Sequence[str]) -> float:
+    """The share of `terms` the text names."""
     words, compact = _words_of(text)
-    weight = {t: (weights or {}).get(t, 1.0) for t in terms}
-    total = sum(weight.values())
-    return sum(weight[t] for t in terms if _names(t, words, compact)) / total if total else 0.0
-
-
-def term_weights(documents: Sequence[Sequence[Row]], terms: Sequence[str]) -> dict[str, float]:
-    """Each term's weight among the candidate documents: 1 / the number of them whose headings
-    name it (1 when none does). The product or the machine every page of a manual is about tells
-    no procedure apart; "backflush" does, though the question says "the espresso machine" too."""
-    named = [_words_of(" ".join({h for r in rows for h in _path(r)})) for rows in documents]
-    counts = {t: sum(1 for words, compact in named if _names(t, words, compact)) for t in terms}
-    return {t: 1.0 / count if count else 1.0 for t, count in counts.items()}
+    return sum(1 for t in terms if _names(t, words, compact)) / len(terms)
 
 
 # Particles that make one word of a verb ("set up" / "setup", "backing up" / "backup",

@@ -15,7 +15,7 @@ from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
-from service.pipeline.procedure import find_procedure, term_weights
+from service.pipeline.procedure import find_procedure
 from service.pipeline.scope_words import is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
@@ -273,27 +273,6 @@ def test_the_procedure_holding_the_hit_is_read_whole_with_its_context() -> None:
     assert found is not None and found.layout == "numbered"
     assert [r["paragraphId"] for r in found.rows] == ["p0", "p1", "p2", "p3"]
     assert len(found.step_starts) == 3
-
-
-def test_the_term_that_tells_the_candidates_apart_decides_between_procedures() -> None:
-    """ "How do I backflush the espresso machine?" over four pages of one espresso manual: three
-    headings name "espresso machine", one names "backflush". Counted alike, a page naming the
-    machine ranks first; weighted by how many of the candidates' headings name each term, the
-    page naming the term only it names does."""
-    steps = "1. Fill the tank.\n2. Open the knob.\n3. Press the button."
-    pages = [_rows(("list", steps, ("Brevio Duo", heading))) for heading in (
-        "Priming the espresso machine", "Cleaning the espresso machine",
-        "Descaling the espresso machine", "Backflushing the group head")]  # fmt: skip
-    terms = ("backflush", "espresso", "machine")
-    weights = term_weights(pages, terms)
-    assert weights == pytest.approx({"backflush": 1.0, "espresso": 1 / 3, "machine": 1 / 3})
-    plain = [find_procedure(rows, [], terms, asked=True) for rows in pages]
-    weighted = [find_procedure(rows, [], terms, asked=True, weights=weights) for rows in pages]
-    assert all(p is not None for p in [*plain, *weighted])
-    assert max(plain, key=lambda p: p.score) is plain[0]  # type: ignore[union-attr]
-    assert max(weighted, key=lambda p: p.score) is weighted[3]  # type: ignore[union-attr]
-    # The share a procedure names (which the answerability gate reads) stays unweighted.
-    assert [p.named for p in weighted] == [p.named for p in plain]  # type: ignore[union-attr]
 
 
 def test_instructions_written_as_running_text_are_a_procedure() -> None:
