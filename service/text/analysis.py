@@ -151,8 +151,8 @@ def _unpack_offsets(data: bytes) -> array[int]:
     return packed
 
 
-# A scan asks for a bound paragraph's analysis twice or more (its facts, then its tokens), so
-# the last decodes are kept, more than one scan binds. Not more: a decode takes about 5
+# A scan asks for a bound paragraph's analysis twice or more (its facts, then its tokens): the
+# last 64 decodes are kept, more paragraphs than a scan binds. Not more: a decode takes about 5
 # microseconds, and a stream of new questions over a large scope meets mostly paragraphs not
 # decoded before (33,362 distinct analyses in 42,000 paragraph reads over the latency bench's
 # 200 questions at 100k). Sizing and storing every miss in a byte-bounded shared cache cost
