@@ -398,9 +398,10 @@ def answer_question(
 
 
 # Per candidate hit: its sentences, and the future of their embeddings (the sentences, the same
-# sentences under the hit's topic, then the topic), or what submits them.
+# sentences under the hit's topic, then the topic), got by calling it: the best fused hit's
+# are submitted at once, another's when first asked for.
 _Embedding = Future[list[list[float]]]
-_Sentences = list[tuple[tuple[str, ...], _Embedding | Callable[[], _Embedding]]]
+_Sentences = list[tuple[tuple[str, ...], Callable[[], _Embedding]]]
 
 
 def answerability_candidates(hits: Sequence[Hit], settings: AnswerSettings) -> list[Hit]:
@@ -441,7 +442,9 @@ def _answerability_sentences(
         topic = _topic(hit)
         batch = [*texts, *(f"{topic}\n{text}" for text in texts), topic]
         task = _embedding_task(embedder, batch, chunk)
-        runs.append((texts, task() if n == 0 else task))
+        if n == 0:
+            task = _submitted(task())
+        runs.append((texts, task))
     return runs
 
 
@@ -450,6 +453,10 @@ def _embedding_task(
 ) -> Callable[[], _Embedding]:
     """What submits the texts to the query-embedding worker (embed_in_chunks)."""
     return lambda: _QUERY_EMBEDDING.submit(embed_in_chunks, embedder, texts, size)
+
+
+def _submitted(future: _Embedding) -> Callable[[], _Embedding]:
+    return lambda: future
 
 
 def embed_in_chunks(embedder: QueryEmbedder, texts: Sequence[str], size: int) -> list[list[float]]:
@@ -496,9 +503,8 @@ def _support(
         cosines: tuple[float, ...] = ()
         topic_cosine = residual = None
         if sentences is not None and vector is not None:
-            texts, pending = sentences[n]
-            future = pending if isinstance(pending, Future) else pending()
-            *embedded, topic = future.result()
+            texts, embedding = sentences[n]
+            *embedded, topic = embedding().result()
             plain, in_context = embedded[: len(texts)], embedded[len(texts) :]
             cosines = tuple(cosine(vector, e) for e in plain)
             topic_cosine = cosine(vector, topic)

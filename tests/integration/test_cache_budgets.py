@@ -1,8 +1,8 @@
-"""The app with small cache budgets (KGS_TEXT_CACHE_BYTES,
-KGS_FUNCTION_CACHE_BYTES, KGS_API_TRACE_RETENTION_BYTES), driven
-past them by distinct questions through POST /v1/query against the real Neo4j: /metrics shows
-each kind's bytes within its budget while entries were evicted, and every question is answered,
-the first one again, after its paragraphs left the caches, with the same answer.
+"""The app with small cache budgets (KGS_TEXT_CACHE_BYTES, KGS_FUNCTION_CACHE_BYTES,
+KGS_API_TRACE_RETENTION_BYTES), driven past them by distinct questions through POST /v1/query
+against the real Neo4j: /metrics shows each kind's bytes within its budget while entries were
+evicted, and every question is answered, the first one again, after its paragraphs left the
+caches, with the same answer.
 
 Answers run in threads of the app's process here (borrowed graph and model: no answer workers),
 so the /metrics read is of the caches the answers filled."""
