@@ -43,9 +43,11 @@ __all__ = [
     "Draft",
     "DraftSentence",
     "Profile",
+    "as_draft",
     "compose_answer",
     "conflict_lines",
     "conflict_values_of",
+    "evidence_score",
     "profile_of",
     "select",
     "sentence_end",
@@ -132,7 +134,7 @@ def compose_answer(
         and not (latin and _mostly_cjk(s.text))
     ]  # fmt: skip
     chosen = select(profile, plan, usable, settings, operand_points)
-    sentences = _distinct([*conflicts, *_carry_headings(_as_draft(chosen), plan)])
+    sentences = _distinct([*conflicts, *_carry_headings(as_draft(chosen), plan)])
     if profile == "how_to":
         sentences += _procedure_rest(pack, usable, settings)
     return Draft(profile=profile, sentences=tuple(_bounded(sentences, settings)))
@@ -190,7 +192,7 @@ def select(
     operand_points: Sequence[tuple[int, str]] = (),
 ) -> list[tuple[str, EvidenceSentence]]:
     """(slot, sentence) pairs in answer order for the profile."""
-    ranked = sorted(pool, key=lambda s: (-_score(s, plan), s.order))
+    ranked = sorted(pool, key=lambda s: (-evidence_score(s, plan), s.order))
     taken: list[tuple[str, EvidenceSentence]] = []
     used: set[str] = set()
 
@@ -208,7 +210,7 @@ def select(
     direct = [s for s in ranked if s.role == "direct_support"]
     context = [s for s in ranked if s.role in ("parent_context", "adjacent_context")]
     neighbours = [s for s in ranked if s.role == "graph_neighbor_support"]
-    relevant = [s for s in ranked if _score(s, plan) > 0]
+    relevant = [s for s in ranked if evidence_score(s, plan) > 0]
     procedure = sorted((s for s in pool if s.procedure_step is not None), key=lambda s: s.start)
     if profile == "how_to" and procedure:
         # The whole procedure, in reading order: its prerequisites, every step within the bound
@@ -475,7 +477,7 @@ def _coverage(sentence: EvidenceSentence, plan: QueryPlan) -> float:
     ) / len(plan.terms)  # fmt: skip
 
 
-def _score(sentence: EvidenceSentence, plan: QueryPlan) -> float:
+def evidence_score(sentence: EvidenceSentence, plan: QueryPlan) -> float:
     # A sentence holding a value of the asked type ("three years" for "how long") answers.
     typed = 0.3 if plan.answer_type and holds_instance(sentence.text, plan.answer_type) else 0.0
     if not plan.terms:
@@ -513,7 +515,7 @@ def _operand_words(plan: QueryPlan, index: int) -> set[str]:
     return set(words[-1:])  # the head noun: 'brittle glass vessel' -> vessel
 
 
-def _as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSentence]:
+def as_draft(chosen: Sequence[tuple[str, EvidenceSentence]]) -> list[DraftSentence]:
     drafted = []
     heading: tuple[str, ...] = ()
     label: list[EvidenceSentence] = []  # a bare "Step 3." the splitter cut off its step

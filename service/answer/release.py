@@ -27,7 +27,7 @@ from typing import Literal
 import msgspec
 
 from service.answer.claims import map_claims
-from service.answer.composer import Draft, DraftSentence, _as_draft, select
+from service.answer.composer import Draft, DraftSentence, as_draft, select
 from service.answer.injection import Finding, InjectionScan, scan_texts, screen_sentence
 from service.answer.relevance import off_question
 from service.answer.sentences import EvidenceSentence, is_artifact, leaks_diagnostics
@@ -282,7 +282,7 @@ def release(
             if sentence.citation_id not in present and slot in _missing_dimensions(
                 Draft(profile=draft.profile, sentences=tuple(kept + added)), plan, pool, settings
             ):
-                added.extend(_as_draft([(slot, sentence)]))
+                added.extend(as_draft([(slot, sentence)]))
     revised = Draft(profile=draft.profile, sentences=tuple(kept + added))
     second = review_release(
         revised, plan, pack, pool, review, context, settings=settings, abstaining=abstaining

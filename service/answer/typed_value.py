@@ -23,7 +23,7 @@ from service.text.answer_types import AnswerType, holds_instance, names_attribut
 from service.text.identifiers import identifiers
 from service.text.language import function_word
 
-__all__ = ["TypedValue", "check_typed_value", "missing_value_caveat"]
+__all__ = ["TypedValue", "check_typed_value", "missing_value_caveat", "stands_for_subject"]
 
 Outcome = Literal["untyped", "present", "missing"]
 
@@ -52,8 +52,8 @@ def check_typed_value(
         i for i, s in enumerate(sentences)
         if quoted[i] and holds_instance(s.text, kind)
         and _names_identifiers(s, asked_ids, pages)
-        and (_about(s, shares[i], plan) or (i > 0 and _same_paragraph(sentences[i - 1], s)
-                                            and _about(sentences[i - 1], shares[i - 1], plan)))
+        and (_about(s, shares[i], plan)
+             or (_continues(sentences, i) and _about(sentences[i - 1], shares[i - 1], plan)))
         and not _better_named_without_value(i, sentences, shares, kind, quoted)
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
@@ -82,7 +82,9 @@ def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
-        and t not in _GRAMMAR and t not in _LIGHT_VERBS and not has_term(title, t, in_title)
+        and t not in _GRAMMAR and t not in _LIGHT_VERBS and t not in _FRAMES
+        and not _names_type(t, plan.answer_type)
+        and not has_term(title, t, in_title)
     ]  # fmt: skip
     if not asked:
         return None
@@ -90,6 +92,20 @@ def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
     text = " ".join((sentence.text, *(h for e in sentence.evidence for h in e.heading_path[1:])))
     words = stems(text)
     return sum(1 for t in asked if has_term(text, t, words) or _formed_alike(t, words)) / len(asked)
+
+
+def _names_type(term: str, kind: AnswerType | None) -> bool:
+    """The word says what kind of value is asked, not about what: the counted noun of "how many
+    people" ("Harbour seats 14"), the start or end a time asks for ("what time does reception
+    stop being staffed": "staffed from 08:30 to 17:30"), or how a person question reaches its
+    person ("who do I talk to about ...") or the people it is one of ("which of the vets")."""
+    if kind is None:
+        return False
+    return (
+        term == kind.counted
+        or (kind.name == "time" and term in _TIME_ENDS)
+        or (kind.name == "person" and (term in _ADDRESSING or term in kind.cue.lower().split()))
+    )
 
 
 def _formed_alike(term: str, words: set[str]) -> bool:
@@ -112,11 +128,48 @@ def _better_named_without_value(
     EUR 6.50" for the cars). The sentence just before i in its paragraph is its lead-in ("The
     X200 has a warranty. It lasts two years."), not a rival."""
     share = shares[i] or 0.0
+    if _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text):
+        share = max(share, shares[i - 1] or 0.0)  # "This service is run by ...": its lead-in's
     return any(
         quoted[j] and (other or 0.0) > share and not holds_instance(sentences[j].text, kind)
         and not (j == i - 1 and _same_paragraph(sentences[j], sentences[i]))
         for j, other in enumerate(shares) if j != i
     )  # fmt: skip
+
+
+def _continues(sentences: tuple[DraftSentence, ...], i: int) -> bool:
+    """Sentence i goes on in the paragraph of the sentence before it, so its value may be
+    about what that one names ("The X200 has a warranty. It lasts two years.")."""
+    return i > 0 and _same_paragraph(sentences[i - 1], sentences[i])
+
+
+def stands_for_subject(plan: QueryPlan, draft: Draft, i: int) -> bool:
+    """Sentence i, sought out for its value (asked_value.py), is about what the question asks:
+    it names it, or opens by referring back to the sentence it continues ("This service is run
+    by Marta Kowalczyk"), and no quoted sentence without a value names it better. One the
+    composer chose may also lean on the sentence before it; one sought out may not: "The Nook
+    (Room 2.11) seats 3 people" continues a paragraph about the Harbour room, and "Fixed desk
+    members get 200 pages of printing" one about lockers for hot desk members."""
+    kind = plan.answer_type
+    sentences = draft.sentences
+    refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
+    quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
+    shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
+    if kind is None or not (refers or _about(sentences[i], shares[i], plan)):
+        return False
+    own = max(shares[i] or 0.0, (shares[i - 1] or 0.0) if refers else 0.0)
+    return not any(
+        quoted[j] and (share or 0.0) > own and not holds_instance(sentences[j].text, kind)
+        and not (refers and j == i - 1)
+        for j, share in enumerate(shares) if j != i
+    )  # fmt: skip
+
+
+_REFERS_BACK = re.compile(
+    r"\W*(?:it|its|this|that|these|those|they|their|he|she|his|her|such|here|there|each|both|"
+    r"either|neither)\b",
+    re.IGNORECASE,
+)
 
 
 def _same_paragraph(a: DraftSentence, b: DraftSentence) -> bool:
@@ -168,8 +221,28 @@ _TYPE_NOUNS = frozenset(
 _LIGHT_VERBS = frozenset(
     re.findall(
         r"\w+",
-        "take takes taking took taken make makes made get gets got have has had do does did "
-        "need needs needed use uses used go goes went come comes came give gives gave put puts",
+        "take takes taking took taken make makes making made get gets getting got have has "
+        "having had do does doing did need needs needed use uses using used go goes going went "
+        "come comes coming came give gives giving gave put puts putting",
+    )
+)
+# Words that frame a request, not what it asks about ("is it possible to extend the loan", "I
+# want to make a claim").
+_FRAMES = frozenset(["possible", "able", "want", "wants", "wish", "like", "please", "exactly"])
+_TIME_ENDS = frozenset(
+    re.findall(
+        r"\w+",
+        "start starts begin begins open opens stop stops end ends finish finishes "
+        "close closes shut shuts",
+    )
+)
+# How a person question reaches its person ("who do I talk to about ...", "who should I tell",
+# "who do I deal with"): the subject is what the talk is about.
+_ADDRESSING = frozenset(
+    re.findall(
+        r"\w+",
+        "talk speak tell ask contact reach call email write deal let know inform notify report "
+        "send turn",
     )
 )
 # Prepositions, particles and quantifiers: grammar, not a part of what is asked ("switch over",

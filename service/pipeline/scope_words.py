@@ -88,6 +88,15 @@ def plan_in_scope_words(graph: Graph, plan: QueryPlan, settings: PipelineSetting
     )  # fmt: skip
 
 
+def _real_word(term: str) -> bool:
+    """A word of the vocabulary, or its plural: the vocabulary holds "vet" and not "vets", and
+    "vets" is no slip of "vents"."""
+    vocabulary = english_words()
+    return term in vocabulary or any(
+        term.endswith(ending) and term[: -len(ending)] in vocabulary for ending in ("s", "es")
+    )
+
+
 def is_slip(typed: str, word: str) -> bool:
     """`typed` is `word` with two neighbouring letters swapped or one letter dropped before its
     last (a last letter more is an inflection: "control" is not a slip of "controls")."""
@@ -132,7 +141,7 @@ def scope_words(
     words: Counter[str] = Counter(w for row in rows for w in str(row["tokens"]).split())
     slips = []
     for term in asked:
-        if term in words or term in english_words():  # held, or a real word: not a slip
+        if term in words or _real_word(term):  # held, or a real word: not a slip
             continue
         near = [w for w in words if is_slip(term, w)]
         if near:

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypedDict
 
 import msgspec
 
+from service.answer.asked_value import with_asked_value
 from service.answer.claims import map_claims, verify_quotes
 from service.answer.composer import Draft, caveats, compose_answer, profile_of
 from service.answer.failures import classify_failures
@@ -307,11 +308,13 @@ def answer_question(
     verified, rejected = verify_quotes(pool, paragraphs)
     pool = tuple(verified)
     abstaining = review.status == "insufficient" or not pool
+    pages = _pages(paragraphs) if plan.answer_type else None
     if abstaining:
         draft = Draft(profile=profile_of(plan), sentences=())
     else:
         draft = compose_answer(plan, pack, pool, context, settings=answer_settings,
                                operand_points=operand_points)  # fmt: skip
+        draft = with_asked_value(plan, draft, pool, pages)
         draft = Draft(profile=draft.profile,
                       sentences=(*draft.sentences, *caveats(review, pack, context)))  # fmt: skip
     draft, release_review = release(draft, plan, pack, pool, review, context,
@@ -319,7 +322,7 @@ def answer_question(
     if not abstaining and not any(s.kind != "caveat" for s in draft.sentences):
         abstaining = True  # release contracted every claim away
         draft = Draft(profile=draft.profile, sentences=())
-    typed = check_typed_value(plan, draft, _pages(paragraphs) if plan.answer_type else None)
+    typed = check_typed_value(plan, draft, pages)
     lacks = typed.outcome == "missing" and review.degradation in ("none", "partial_coverage")
     if not abstaining and _value_settles(typed, review):
         # The asked value, about the asked subject, is quoted: words of the question the

@@ -313,10 +313,16 @@ def _quantity(text: str, cue: str) -> AnswerType:
             return AnswerType(name="duration", noun="duration", cue=cue)
         return AnswerType(name="quantity", noun=f"number of {noun}", counted=noun, cue=cue)
     named = _unit_named(text)
+    # The attribute named nearest the question word is the asked one: "how much does it cost
+    # to send a parcel in a size M locker" asks a price, not a size.
     lowered = cue.lower() + " " + text.lower()
-    for pattern, noun, fams in _ATTRIBUTE_FAMILIES:
-        if re.search(rf"\b(?:{pattern})\b", lowered):
-            return AnswerType(name="quantity", noun=noun, families=named or fams, cue=cue)
+    named_at = [
+        (match.start(), noun, fams) for pattern, noun, fams in _ATTRIBUTE_FAMILIES
+        if (match := re.search(rf"\b(?:{pattern})\b", lowered))
+    ]  # fmt: skip
+    if named_at:
+        _, noun, fams = min(named_at, key=lambda n: n[0])
+        return AnswerType(name="quantity", noun=noun, families=named or fams, cue=cue)
     return AnswerType(name="quantity", noun="value" if named else "amount", families=named,
                       cue=cue)  # fmt: skip
 

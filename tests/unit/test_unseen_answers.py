@@ -16,7 +16,7 @@ from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
 from service.pipeline.procedure import find_procedure
-from service.pipeline.scope_words import is_slip, stem
+from service.pipeline.scope_words import _real_word, is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.furniture import page_furniture
@@ -433,6 +433,9 @@ def test_only_a_swap_of_neighbours_or_a_dropped_letter_is_a_slip(
 def test_a_common_english_word_is_never_taken_for_a_slip() -> None:
     assert "planes" in english_words() and "balance" in english_words()
     assert not {"decsale", "brurs", "mlik", "rtor", "battrey"} & english_words()
+    # The vocabulary holds "vet", not "vets": a plural of a real word is one too.
+    assert "vets" not in english_words() and _real_word("vets") and _real_word("boxes")
+    assert not any(_real_word(w) for w in ("brurs", "decsales", "battreys"))
 
 
 def test_stems_are_right_when_many_threads_stem_at_once() -> None:

@@ -1,0 +1,108 @@
+"""A typed question's answer quotes the asked value its evidence holds (asked_value.py), and the
+typed check reads a value only about what the question asks (typed_value.py)."""
+
+from __future__ import annotations
+
+from service.answer.asked_value import with_asked_value
+from service.answer.composer import Draft, as_draft
+from service.answer.sentences import EvidenceSentence
+from service.answer.typed_value import check_typed_value
+from service.pipeline.plan import plan_query
+from service.text.answer_types import expected_type
+
+_TITLE = "Borrowing Rules"
+_PARAGRAPH = (
+    "Books we do not own can be requested from other library networks through the "
+    "interlibrary loan service.",
+    "This service is run by Marta Kowalczyk at the information desk on the first floor.",
+)
+
+
+def _evidence(text: str, start: int, paragraph: str = "p1", document: str = "d1",
+              order: int = 0) -> EvidenceSentence:  # fmt: skip
+    return EvidenceSentence(
+        quote=text, text=text, start=start, end=start + len(text), line=1, end_line=1,
+        paragraph_id=paragraph, citation_id=f"c{start}", fragment_id="f", role="direct_support",
+        document_id=document, document_version=1, path=f"{document}.md", heading_path=(_TITLE,),
+        knowledge_point_id=None, relation=None, kind="paragraph", order=order, label="", step=None,
+    )  # fmt: skip
+
+
+def _pool() -> list[EvidenceSentence]:
+    lead, value = _PARAGRAPH
+    card = "Anyone who lives in the district can get a library card for free."
+    return [
+        _evidence(card, 0, paragraph="p0", order=0),
+        _evidence(lead, 0, order=1),
+        _evidence(value, len(lead) + 1, order=2),
+    ]
+
+
+def test_the_value_after_the_sentence_it_continues_is_quoted() -> None:
+    plan = plan_query("Who looks after requests for books from other library networks?", "s")
+    pool = _pool()
+    draft = Draft(profile="generic", sentences=tuple(as_draft([("answer", s) for s in pool[:2]])))
+    assert check_typed_value(plan, draft).outcome == "missing"
+    answered = with_asked_value(plan, draft, pool)
+    assert [s.text for s in answered.sentences][-1].startswith("This service is run by Marta")
+    assert check_typed_value(plan, answered).outcome == "present"
+
+
+def test_no_value_is_added_from_another_page_or_for_an_untyped_question() -> None:
+    pool = _pool()
+    elsewhere = [pool[0], pool[1], _evidence(_PARAGRAPH[1], 200, document="d2", order=2)]
+    draft = Draft(profile="generic", sentences=tuple(as_draft([("answer", s) for s in pool[:2]])))
+    plan = plan_query("Who looks after requests for books from other library networks?", "s")
+    assert with_asked_value(plan, draft, elsewhere) == draft
+    untyped = plan_query("Tell me about requests for books from other library networks", "s")
+    assert with_asked_value(untyped, draft, pool) == draft
+
+
+def test_a_value_sought_out_must_name_the_subject_or_refer_back() -> None:
+    """ "It has 14 of them" goes on about the sentence before it; "The Nook has 3" continues
+    that paragraph but has a subject of its own, so it is not quoted for the Harbour room."""
+    plan = plan_query("How many chairs are in Harbour?", "s")
+    lead = "Harbour has chairs around a long table."
+    draft = Draft(profile="generic", sentences=tuple(as_draft([("answer", _evidence(lead, 0))])))
+    for text, added in (("It has 14 of them.", True), ("The Nook has 3.", False)):
+        pool = [_evidence(lead, 0), _evidence(text, len(lead) + 1, order=1)]
+        answered = with_asked_value(plan, draft, pool)
+        assert (answered != draft) is added, text
+        assert check_typed_value(plan, answered).outcome == ("present" if added else "missing")
+
+
+def test_request_and_addressing_words_are_not_what_a_question_asks_about() -> None:
+    """ "Who do I deal with if I want to make a damage claim?" asks about damage claims."""
+    claims = "Damage claims are handled by Petra Lindqvist in the claims team."
+    draft = Draft(profile="generic", sentences=tuple(as_draft([("answer", _evidence(claims, 0))])))
+    for question in ("Who do I deal with if I want to make a damage claim?",
+                     "Who should I talk to about a damage claim?"):  # fmt: skip
+        assert check_typed_value(plan_query(question, "s"), draft).outcome == "present", question
+    other = plan_query("Who inspects a car for damage before a trip?", "s")
+    assert check_typed_value(other, draft).outcome == "missing"
+
+
+def test_the_attribute_named_nearest_the_question_word_is_the_asked_one() -> None:
+    price = expected_type("How much does it cost to send a parcel in a size M locker?")
+    assert price is not None and price.noun == "price" and price.families == ("money",)
+    size = expected_type("What is the size of the locker a parcel costing 5 EUR needs?")
+    assert size is not None and size.noun == "size"
+
+
+def test_words_that_name_the_asked_type_are_not_its_subject() -> None:
+    """The counted noun, the end a time asks for and the people a person is one of say what
+    kind of value is asked; the rest of the question says about what."""
+    cases = (
+        ("How many people can we fit in Harbour?", "Harbour (Room 3.12) seats 14.",
+         "Orchard (Room 2.05) seats 8 people."),
+        ("What time does reception stop being staffed?",
+         "Reception is staffed from 08:30 to 17:30.", "The bar stops serving at 22:00."),
+        ("Which of the vets at Riverside treats guinea pigs?",
+         "Dr Tomás Reyes looks after rabbits and guinea pigs.", "Dr Amara Osei treats dogs."),
+    )  # fmt: skip
+    for question, answer, sibling in cases:
+        plan = plan_query(question, "s")
+        for text, outcome in ((answer, "present"), (sibling, "missing")):
+            draft = Draft(profile="generic",
+                          sentences=tuple(as_draft([("answer", _evidence(text, 0))])))  # fmt: skip
+            assert check_typed_value(plan, draft).outcome == outcome, (question, text)
