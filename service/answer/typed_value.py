@@ -46,6 +46,7 @@ def check_typed_value(
     sentences = draft.sentences
     pages = pages or {}
     asked_ids = identifiers(plan.query)
+    asked_times = _times_named(plan.query)
     quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
     shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
     holding = tuple(
@@ -55,6 +56,7 @@ def check_typed_value(
         and (_about(s, shares[i], plan)
              or (_continues(sentences, i) and _about(sentences[i - 1], shares[i - 1], plan)))
         and not _better_named_without_value(i, sentences, shares, kind, quoted)
+        and not _another_time(s, asked_times)
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
@@ -135,6 +137,60 @@ def _better_named_without_value(
         and not (j == i - 1 and _same_paragraph(sentences[j], sentences[i]))
         for j, other in enumerate(shares) if j != i
     )  # fmt: skip
+
+
+def _another_time(sentence: DraftSentence, asked: Mapping[str, frozenset[str]]) -> bool:
+    """The sentence gives its value for another day, season or month than the question names,
+    and not for the asked one: "The pool closes at 18:00 on both weekend days" says nothing of
+    weekdays, "The autumn term starts on 8 September" nothing of the spring term."""
+    if not asked:
+        return False
+    path = (h for e in sentence.evidence for h in e.heading_path[1:])
+    said = _times_named(" ".join((sentence.text, *path)))
+    return any(kind in said and not said[kind] & covered for kind, covered in asked.items())
+
+
+def _times_named(text: str) -> dict[str, frozenset[str]]:
+    """The days, seasons and months the text names, by kind, each word as what it covers
+    ("weekdays" -> Monday to Friday) and each range whole ("Tuesday to Saturday")."""
+    named: dict[str, set[str]] = {}
+    for pattern in (_DAY_OR_SEASON, _MONTH):
+        for match in pattern.finditer(text):
+            first, last = match.group("first").lower(), (match.group("last") or "").lower()
+            kind = next(k for k, covers in _COVERS.items() if first in covers)
+            order = _ORDER.get(kind, ())
+            if first in order and last in order:  # a range of days or months
+                a, b = order.index(first), order.index(last)
+                span = order[a : b + 1] if a <= b else order[a:] + order[: b + 1]
+                named.setdefault(kind, set()).update(span)
+                continue
+            named.setdefault(kind, set()).update(_COVERS[kind][first])
+            named[kind].update(_COVERS[kind].get(last, ()))
+    return {kind: frozenset(words) for kind, words in named.items()}
+
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")  # fmt: skip
+_ORDER = {"day": _DAYS, "month": _MONTHS}
+_COVERS: dict[str, dict[str, tuple[str, ...]]] = {
+    "day": {**{d: (d,) for d in _DAYS}, "weekday": _DAYS[:5], "weekend": _DAYS[5:]},
+    # "fall" is left out: it is far more often a verb.
+    "season": {w: (w,) for w in ("spring", "summer", "autumn", "winter")},
+    "month": {m: (m,) for m in _MONTHS},
+}
+
+
+def _range_of(words: str, flags: int) -> re.Pattern[str]:
+    return re.compile(
+        rf"\b(?P<first>{words})s?\b(?:\s*(?:to|through|until|till|-|–)\s*(?P<last>{words})s?\b)?",
+        flags,
+    )
+
+
+_DAY_OR_SEASON = _range_of("|".join([*_COVERS["day"], *_COVERS["season"]]), re.IGNORECASE)
+# Months only capitalised: "march" and "may" are verbs too.
+_MONTH = _range_of("|".join(m.capitalize() for m in _MONTHS), 0)
 
 
 def _continues(sentences: tuple[DraftSentence, ...], i: int) -> bool:

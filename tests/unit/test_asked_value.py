@@ -106,3 +106,23 @@ def test_words_that_name_the_asked_type_are_not_its_subject() -> None:
             draft = Draft(profile="generic",
                           sentences=tuple(as_draft([("answer", _evidence(text, 0))])))  # fmt: skip
             assert check_typed_value(plan, draft).outcome == outcome, (question, text)
+
+
+def test_a_value_for_another_day_or_season_is_not_the_asked_one() -> None:
+    cases = (
+        ("What time does the pool close on weekdays?",
+         "The pool closes at 18:00 on both weekend days.",
+         "The pool closes at 21:00 Monday to Friday."),
+        ("When does the spring term of swimming lessons begin?",
+         "The autumn term of swimming lessons starts on 8 September.",
+         "The spring term of swimming lessons starts on 12 January."),
+        ("What time does the library close on Saturdays?",
+         "The library closes at 20:00 from Monday to Friday.",
+         "The library is open Tuesday to Saturday and closes at 17:00."),
+    )  # fmt: skip
+    for question, other, asked in cases:
+        plan = plan_query(question, "s")
+        for text, outcome in ((other, "missing"), (asked, "present")):
+            draft = Draft(profile="generic",
+                          sentences=tuple(as_draft([("answer", _evidence(text, 0))])))  # fmt: skip
+            assert check_typed_value(plan, draft).outcome == outcome, (question, text)
