@@ -71,9 +71,39 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     a duration is its own attribute: "how long does a charge take"). The
     sentence before it in its paragraph may name it instead (check_typed_value)."""
     kind = plan.answer_type
+    role = _asked_role(plan.query) if kind is not None and kind.name == "person" else None
+    if role and not has_term(_with_headings(sentence), role, stems(_with_headings(sentence))):
+        return False  # "Who is the CEO of Helion?" is not answered by its support line's hours
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)
     return share >= 0.5
+
+
+def _asked_role(question: str) -> str | None:
+    """The role a "who is the ..." question asks who fills ("Who is the CEO of Helion?" ->
+    "ceo", "who was the release manager for 5.8?" -> "manager"): the person's sentence must
+    name it."""
+    match = _WHO_IS_THE.match(question)
+    role = match.group("role").lower() if match else None
+    return None if role is None or role in _ANYONE else role
+
+
+# Nouns that name a person without a role ("who was the man in ..."): any name answers them.
+_ANYONE = frozenset(
+    re.findall(r"\w+", "man men woman women person people guy girl boy lady one someone character")
+)
+
+
+_WHO_IS_THE = re.compile(
+    r"\W*who(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:the|our|your|their)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?P<role>[\w-]+)(?=\s+(?:of|for|at|in|on|who|that|this|next)\b|\s*\??\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _with_headings(sentence: DraftSentence) -> str:
+    """The sentence with its own section headings ("## Meeting rooms" over it)."""
+    return " ".join((sentence.text, *(h for e in sentence.evidence for h in e.heading_path[1:])))
 
 
 def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
@@ -88,12 +118,16 @@ def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
         and not _names_type(t, plan.answer_type)
         and not has_term(title, t, in_title)
     ]  # fmt: skip
+    text = _with_headings(sentence)  # a sentence under "## Meeting rooms" is about meeting rooms
+    words = stems(text)
+    named = [t for t in asked if has_term(text, t, words) or _formed_alike(t, words)]
+    # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
+    # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
+    codes = {value for _, value in identifiers(plan.query)}
+    asked = [t for t in asked if t in named or t.lower() not in codes]
     if not asked:
         return None
-    # A sentence under "## Meeting rooms" is about meeting rooms.
-    text = " ".join((sentence.text, *(h for e in sentence.evidence for h in e.heading_path[1:])))
-    words = stems(text)
-    return sum(1 for t in asked if has_term(text, t, words) or _formed_alike(t, words)) / len(asked)
+    return len(named) / len(asked)
 
 
 def _names_type(term: str, kind: AnswerType | None) -> bool:

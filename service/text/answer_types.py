@@ -236,8 +236,8 @@ _YES_NO_ANSWER = re.compile(
 class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     name: TypeName
     noun: str  # what the answer names when the value is missing: "weight", "duration", ...
-    families: tuple[str, ...] = ()  # quantity: the unit families that answer it
-    counted: str = ""  # "how many sheets": the counted noun
+    families: tuple[str, ...] = ()  # quantity: the unit families that answer it; person: "name"
+    counted: str = ""  # "how many sheets" (or "weeks"): the counted noun
     cue: str = ""  # the words that decided the type (trace)
 
 
@@ -252,7 +252,9 @@ def expected_type(question: str) -> AnswerType | None:
         return AnswerType(name="frequency", noun="frequency", cue=match.group(0))
     if (match := _DURATION_CUE.search(text)) and not _unit_named(text, exclude=("time",)):
         noun = "warranty period" if re.search(r"warrant|guarantee", text, re.I) else "duration"
-        return AnswerType(name="duration", noun=noun, cue=match.group(0))
+        units = _HOW_MANY.search(match.group(0))  # "how many weeks": the weeks are the type
+        return AnswerType(name="duration", noun=noun, cue=match.group(0),
+                          counted=units.group("noun").lower() if units else "")  # fmt: skip
     if match := _VERSION_CUE.search(text):
         return AnswerType(name="version", noun="version", cue=match.group(0))
     if match := _QUANTITY_CUE.search(text):
@@ -260,6 +262,8 @@ def expected_type(question: str) -> AnswerType | None:
     if match := _TIME_CUE.search(text):
         return AnswerType(name="time", noun="time", cue=match.group(0))
     if match := _PERSON_CUE.search(text):
+        if re.search(r"\bname of\b", match.group(0), re.IGNORECASE):  # a name, not a role
+            return AnswerType(name="person", noun="name", families=("name",), cue=match.group(0))
         return AnswerType(name="person", noun="person or team", cue=match.group(0))
     if match := _DATE_CUE.search(text):
         return AnswerType(name="date", noun="date", cue=match.group(0))
@@ -309,8 +313,8 @@ def _quantity(text: str, cue: str) -> AnswerType:
     counted = _HOW_MANY.search(text)
     if counted:
         noun = counted.group("noun").lower()
-        if re.fullmatch(_TIME_UNITS, noun):
-            return AnswerType(name="duration", noun="duration", cue=cue)
+        if re.fullmatch(_TIME_UNITS, noun):  # "how many weeks": the weeks are the type
+            return AnswerType(name="duration", noun="duration", counted=noun, cue=cue)
         return AnswerType(name="quantity", noun=f"number of {noun}", counted=noun, cue=cue)
     named = _unit_named(text)
     # The attribute named nearest the question word is the asked one: "how much does it cost
@@ -363,8 +367,11 @@ def _has_duration(text: str, _kind: AnswerType) -> bool:
     )
 
 
-def _has_person(text: str, _kind: AnswerType) -> bool:
-    return bool(_NAME.search(text) or _ROLE.search(text) or _SINGLE_NAME.search(text))
+def _has_person(text: str, kind: AnswerType) -> bool:
+    """A name, or a role or team; "what's the name of ..." asks for a name: "our practice
+    manager deals with complaints" gives none."""
+    named = bool(_NAME.search(text) or _SINGLE_NAME.search(text))
+    return named if "name" in kind.families else named or bool(_ROLE.search(text))
 
 
 # Types one pattern decides; the others need the question's unit family or several patterns.

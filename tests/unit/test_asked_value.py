@@ -89,40 +89,52 @@ def test_the_attribute_named_nearest_the_question_word_is_the_asked_one() -> Non
     assert size is not None and size.noun == "size"
 
 
+def _answers(question: str, text: str) -> bool:
+    """Whether `text`, quoted alone from a page titled _TITLE, holds the asked value."""
+    draft = Draft(profile="generic", sentences=tuple(as_draft([("answer", _evidence(text, 0))])))
+    return check_typed_value(plan_query(question, "s"), draft).outcome == "present"
+
+
+def _judged(cases: tuple[tuple[str, str, str], ...]) -> None:
+    """Each case: a question, a sentence that answers it, one that gives another's value."""
+    for question, answer, other in cases:
+        assert _answers(question, answer), (question, answer)
+        assert not _answers(question, other), (question, other)
+
+
 def test_words_that_name_the_asked_type_are_not_its_subject() -> None:
     """The counted noun, the end a time asks for and the people a person is one of say what
     kind of value is asked; the rest of the question says about what."""
-    cases = (
+    _judged((
         ("How many people can we fit in Harbour?", "Harbour (Room 3.12) seats 14.",
          "Orchard (Room 2.05) seats 8 people."),
         ("What time does reception stop being staffed?",
          "Reception is staffed from 08:30 to 17:30.", "The bar stops serving at 22:00."),
         ("Which of the vets at Riverside treats guinea pigs?",
          "Dr Tomás Reyes looks after rabbits and guinea pigs.", "Dr Amara Osei treats dogs."),
-    )  # fmt: skip
-    for question, answer, sibling in cases:
-        plan = plan_query(question, "s")
-        for text, outcome in ((answer, "present"), (sibling, "missing")):
-            draft = Draft(profile="generic",
-                          sentences=tuple(as_draft([("answer", _evidence(text, 0))])))  # fmt: skip
-            assert check_typed_value(plan, draft).outcome == outcome, (question, text)
+        ("How many weeks can I borrow a magazine for?", "Magazines: 1 week.", "Books: 3 weeks."),
+    ))  # fmt: skip
 
 
 def test_a_value_for_another_day_or_season_is_not_the_asked_one() -> None:
-    cases = (
+    _judged((
         ("What time does the pool close on weekdays?",
-         "The pool closes at 18:00 on both weekend days.",
-         "The pool closes at 21:00 Monday to Friday."),
+         "The pool closes at 21:00 Monday to Friday.",
+         "The pool closes at 18:00 on both weekend days."),
         ("When does the spring term of swimming lessons begin?",
-         "The autumn term of swimming lessons starts on 8 September.",
-         "The spring term of swimming lessons starts on 12 January."),
+         "The spring term of swimming lessons starts on 12 January.",
+         "The autumn term of swimming lessons starts on 8 September."),
         ("What time does the library close on Saturdays?",
-         "The library closes at 20:00 from Monday to Friday.",
-         "The library is open Tuesday to Saturday and closes at 17:00."),
-    )  # fmt: skip
-    for question, other, asked in cases:
-        plan = plan_query(question, "s")
-        for text, outcome in ((other, "missing"), (asked, "present")):
-            draft = Draft(profile="generic",
-                          sentences=tuple(as_draft([("answer", _evidence(text, 0))])))  # fmt: skip
-            assert check_typed_value(plan, draft).outcome == outcome, (question, text)
+         "The library is open Tuesday to Saturday and closes at 17:00.",
+         "The library closes at 20:00 from Monday to Friday."),
+    ))  # fmt: skip
+
+
+def test_a_who_is_the_question_needs_its_role_and_the_name_of_one_a_name() -> None:
+    _judged((
+        ("Who is the CEO of Helion?", "Helion's CEO is Mira Holt.",
+         "Helion's support line is run by Mira Holt."),
+        ("What's the name of the practice manager?",
+         "Our practice manager, Jo Bell, deals with complaints.",
+         "Our practice manager deals with complaints and billing questions."),
+    ))  # fmt: skip
