@@ -72,7 +72,8 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     sentence before it in its paragraph may name it instead (check_typed_value)."""
     kind = plan.answer_type
     role = _asked_role(plan.query) if kind is not None and kind.name == "person" else None
-    if role and not has_term(_with_headings(sentence), role, stems(_with_headings(sentence))):
+    text = _with_headings(sentence)
+    if role and not has_term(text, role, stems(text)):
         return False  # "Who is the CEO of Helion?" is not answered by its support line's hours
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)
@@ -157,18 +158,24 @@ def _better_named_without_value(
     shares: list[float | None],
     kind: AnswerType,
     quoted: list[bool],
+    *,
+    leans: bool = True,
 ) -> bool:
     """Another quoted sentence names the question's subject better and gives no value of the
     type: that sentence is about the asked subject, and sentence i's value about a sibling
     ("Vans are available at a higher hourly rate, shown in the app" beside "Hourly rate:
     EUR 6.50" for the cars). The sentence just before i in its paragraph is its lead-in ("The
-    X200 has a warranty. It lasts two years."), not a rival."""
+    X200 has a warranty. It lasts two years."), not a rival, unless i must stand on its own
+    (`leans` False) and does not refer back to it; one that does ("This service is run by
+    ...") is about what its lead-in names."""
     share = shares[i] or 0.0
-    if _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text):
-        share = max(share, shares[i - 1] or 0.0)  # "This service is run by ...": its lead-in's
+    refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
+    if refers:
+        share = max(share, shares[i - 1] or 0.0)
+    lead_in = i - 1 if refers or (leans and _continues(sentences, i)) else None
     return any(
         quoted[j] and (other or 0.0) > share and not holds_instance(sentences[j].text, kind)
-        and not (j == i - 1 and _same_paragraph(sentences[j], sentences[i]))
+        and j != lead_in
         for j, other in enumerate(shares) if j != i
     )  # fmt: skip
 
@@ -179,8 +186,7 @@ def _another_time(sentence: DraftSentence, asked: Mapping[str, frozenset[str]]) 
     weekdays, "The autumn term starts on 8 September" nothing of the spring term."""
     if not asked:
         return False
-    path = (h for e in sentence.evidence for h in e.heading_path[1:])
-    said = _times_named(" ".join((sentence.text, *path)))
+    said = _times_named(_with_headings(sentence))
     return any(kind in said and not said[kind] & covered for kind, covered in asked.items())
 
 
@@ -247,12 +253,7 @@ def stands_for_subject(plan: QueryPlan, draft: Draft, i: int) -> bool:
     shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
     if kind is None or not (refers or _about(sentences[i], shares[i], plan)):
         return False
-    own = max(shares[i] or 0.0, (shares[i - 1] or 0.0) if refers else 0.0)
-    return not any(
-        quoted[j] and (share or 0.0) > own and not holds_instance(sentences[j].text, kind)
-        and not (refers and j == i - 1)
-        for j, share in enumerate(shares) if j != i
-    )  # fmt: skip
+    return not _better_named_without_value(i, sentences, shares, kind, quoted, leans=False)
 
 
 _REFERS_BACK = re.compile(
