@@ -389,7 +389,12 @@ def answer_question(
             "graphContext": trace.graph_trace(context),
             "ragContextPack": trace.pack_trace(pack, final.augmentation.documents_read),
             "ragSufficiencyReview": trace.review_trace(review, outcome),
-            "answerType": trace.camel(typed),
+            # `sought`: answer sentences quoted for their value (asked_value.py), not chosen
+            # by the composer.
+            "answerType": {
+                **trace.camel(typed),
+                "sought": [i for i, s in enumerate(draft.sentences) if s.slot == "value"],
+            },
             "ragRecovery": recovery,
             "ragFailureClassifications": [trace.camel(f) for f in failures],
             "answerReleaseReview": trace.camel(release_review),
