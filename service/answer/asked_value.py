@@ -22,9 +22,10 @@ from service.answer.typed_value import check_typed_value, stands_for_subject
 from service.pipeline.plan import QueryPlan
 from service.text.answer_types import holds_instance
 
-__all__ = ["with_asked_value"]
+__all__ = ["sought", "with_asked_value"]
 
 _CANDIDATES = 8  # sentences of the evidence holding a value of the type, tried best first
+_SLOT = "value"  # the draft slot of a sentence quoted for its value
 
 
 def with_asked_value(
@@ -53,7 +54,7 @@ def with_asked_value(
     ]  # fmt: skip
     holding.sort(key=lambda s: (-evidence_score(s, plan), s.order))
     for candidate in holding[:_CANDIDATES]:
-        value = as_draft([("value", candidate)])[0]
+        value = as_draft([(_SLOT, candidate)])[0]
         sentences = _placed(draft.sentences, value, candidate)
         trial = Draft(profile=draft.profile, sentences=sentences)
         if stands_for_subject(plan, trial, sentences.index(value)) and (
@@ -86,3 +87,8 @@ def _placed(
     if same_page:
         return at(same_page[-1])
     return (*sentences, value)
+
+
+def sought(draft: Draft) -> list[int]:
+    """The draft's sentences quoted for their value here, not chosen by the composer (trace)."""
+    return [i for i, s in enumerate(draft.sentences) if s.slot == _SLOT]

@@ -72,8 +72,7 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     sentence before it in its paragraph may name it instead (check_typed_value)."""
     kind = plan.answer_type
     role = _asked_role(plan.query) if kind is not None and kind.name == "person" else None
-    text = _with_headings(sentence)
-    if role and not has_term(text, role, stems(text)):
+    if role and not has_term(text := _with_headings(sentence), role, stems(text)):
         return False  # "Who is the CEO of Helion?" is not answered by its support line's hours
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)

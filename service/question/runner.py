@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypedDict
 
 import msgspec
 
-from service.answer.asked_value import with_asked_value
+from service.answer.asked_value import sought, with_asked_value
 from service.answer.claims import map_claims, verify_quotes
 from service.answer.composer import Draft, caveats, compose_answer, profile_of
 from service.answer.failures import classify_failures
@@ -389,12 +389,7 @@ def answer_question(
             "graphContext": trace.graph_trace(context),
             "ragContextPack": trace.pack_trace(pack, final.augmentation.documents_read),
             "ragSufficiencyReview": trace.review_trace(review, outcome),
-            # `sought`: answer sentences quoted for their value (asked_value.py), not chosen
-            # by the composer.
-            "answerType": {
-                **trace.camel(typed),
-                "sought": [i for i, s in enumerate(draft.sentences) if s.slot == "value"],
-            },
+            "answerType": {**trace.camel(typed), "sought": sought(draft)},
             "ragRecovery": recovery,
             "ragFailureClassifications": [trace.camel(f) for f in failures],
             "answerReleaseReview": trace.camel(release_review),
