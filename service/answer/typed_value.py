@@ -51,7 +51,7 @@ def check_typed_value(
     shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
     holding = tuple(
         i for i, s in enumerate(sentences)
-        if quoted[i] and holds_instance(s.text, kind)
+        if quoted[i] and holds_instance(_without_asked_names(s.text, plan, kind), kind)
         and _names_identifiers(s, asked_ids, pages)
         and (_about(s, shares[i], plan)
              or (_continues(sentences, i) and _about(sentences[i - 1], shares[i - 1], plan)))
@@ -60,6 +60,24 @@ def check_typed_value(
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
+
+
+def _without_asked_names(text: str, plan: QueryPlan, kind: AnswerType) -> str:
+    """For a person question, the sentence with the names the question itself holds put out of
+    the way: "Without a licence key, Ledgerline Sync runs as a trial" names no one who could
+    help with a Ledgerline licence key, and "Helion was founded by Anna Berg" still names her."""
+    if kind.name != "person":
+        return text
+    asked = {w.lower() for w in re.findall(r"\w+", plan.query) if not function_word(w.lower())}
+
+    def put_away(name: re.Match[str]) -> str:
+        words = {w.lower() for w in re.findall(r"\w+", name.group(0))}
+        return "it" if asked & words else name.group(0)
+
+    return _CAPITALISED_RUN.sub(put_away, text)
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
 def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> bool:
@@ -74,9 +92,40 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     role = _asked_role(plan.query) if kind is not None and kind.name == "person" else None
     if role and not has_term(text := _with_headings(sentence), role, stems(text)):
         return False  # "Who is the CEO of Helion?" is not answered by its support line's hours
+    if not _names_asked_act(sentence, plan):
+        return False  # "aqua aerobics takes place at 10:00" is no closing time
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)
     return share >= 0.5
+
+
+def _names_asked_act(sentence: DraftSentence, plan: QueryPlan) -> bool:
+    """A time question about a start or an end ("what time does the pool close") is answered by
+    a sentence that names it ("closes at 18:00"), gives a span of hours, which holds both
+    ("staffed from 08:30 to 17:30"), or a start from ("from 9:00") or an end until
+    ("until 18:00"); a lone time is of another event ("aqua aerobics takes place at 10:00")."""
+    kind = plan.answer_type
+    ends = [t for t in plan.terms if t in _TIME_ENDS] if kind and kind.name == "time" else []
+    if not ends:
+        return True
+    text = _with_headings(sentence)
+    words = stems(text)
+    if any(has_term(text, e, words) for e in ends) or _HOURS_SPAN.search(text):
+        return True
+    starts = any(e in _STARTS for e in ends)
+    return (_FROM if starts else _UNTIL).search(text) is not None
+
+
+_STARTS = frozenset(["start", "starts", "begin", "begins", "open", "opens"])
+# "from 9 to 17:30", "between 8 and 10 am", "09:00-17:00", "9am to 5pm".
+_CLOCK = r"\d{1,2}(?:[:.]\d{2}|\s?[ap]\.?m\.?)"
+_HOURS_SPAN = re.compile(
+    rf"\b(?:from|between)\s+\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\.?\s*)?"
+    rf"(?:to|and|until|till|-|–)\s*\d|\b{_CLOCK}\s*(?:-|–|to|until|till)\s*{_CLOCK}",
+    re.IGNORECASE,
+)
+_FROM = re.compile(rf"\b(?:from|after)\s+{_CLOCK}", re.IGNORECASE)
+_UNTIL = re.compile(rf"\b(?:until|till|by|before)\s+{_CLOCK}", re.IGNORECASE)
 
 
 def _asked_role(question: str) -> str | None:

@@ -174,6 +174,12 @@ _DATE = re.compile(
     r"\b(?:century|decade)\b|\b(?:today|tomorrow|yesterday)\b",
     re.IGNORECASE,
 )
+_YEAR_CUE = re.compile(r"\byears?\b", re.IGNORECASE)
+# A year, a decade or a century: "in 1961", "the 1960s", "in the 5th century BC".
+_YEAR = re.compile(
+    r"\b(?:1\d{3}|20\d\d)s?\b|\b\d{1,4}\s?(?:BC|BCE|AD|CE)\b|\b(?:century|decade)\b",
+    re.IGNORECASE,
+)
 _TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:a\.?m\.?|p\.?m\.?)(?!\w)|\b(?:noon|midnight|midday)\b|"
     r"\bo'clock\b|\b\d{1,2}\s?h\b|\b(?:morning|evening|night|afternoon)\b",
@@ -192,15 +198,21 @@ _VERSION = re.compile(
 # A name: two capitalised words in a row, not at the start of the sentence; or a role or team.
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.?\s*)?[A-Z][a-z'’-]+)+")
 _ROLE = re.compile(
-    r"\b(?:team|department|desk|office|group|manager|engineer|technician|administrator|admin|"
-    r"owner|supervisor|officer|lead|coordinator|committee|board|service (?:centre|center|partner)|"
-    r"dealer|installer|support|staff|operator|company|manufacturer|vendor|contractor|"
+    r"\b(?:team|department|desk|office|group(?!s?\s+of\b)|manager|engineer|technician|"
+    r"administrator|admin|owner|supervisor|officer|lead|coordinator|committee|board|"
+    r"service (?:centre|center|partner)|dealer|installer|support|staff|operator|company|"
+    r"manufacturer|vendor|contractor|"
     r"electrician|plumber|director|founder|inventor|author|king|queen|president|"
     r"[A-Z][a-z]+ (?:Ltd|Inc|GmbH|AG|LLC|Corp)\b)",
     re.IGNORECASE,
 )
-# A capitalised word before a model code ("Corva P2", "Resa M1") names a product, not a person.
-_SINGLE_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b(?!\s+[A-Z0-9-]*\d)")
+_CALENDAR = (
+    r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
+    r"April|May|June|July|August|September|October|November|December)"
+)
+# A capitalised word before a model code ("Corva P2", "Resa M1") names a product, not a person;
+# a day or a month ("run on Wednesday evenings") no one.
+_SINGLE_NAME = re.compile(rf"(?<=\s)(?!{_CALENDAR}s?\b)[A-Z][a-z]{{2,}}\b(?!\s+[A-Z0-9-]*\d)")
 # A place: a spatial preposition ("under the sink", "behind the cover"), a weak one ("in",
 # "at", "on", "from") before a name, a number or a place noun ("in Western Asia", "on the 4th
 # floor", "in the top drawer"), a menu path ("Settings > Apps"), or a noun that names a place
@@ -216,14 +228,10 @@ _PLACE_NOUNS = (  # and those that do after "in", "at", "on", ... ("on the back"
     r"corners?|ends?|left|right|north|south|east|west|cent(?:re|er)|areas?|sites?|campus|"
     r"stores?|shops?|entrance|states?|mountains?|rivers?|coast|border|park|station|port"
 )
-_NOT_A_PLACE = (
-    r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|"
-    r"April|May|June|July|August|September|October|November|December)"
-)
 _PLACE = re.compile(
     r"(?i:\b(?:under|inside|behind|beside|next to|near|below|above|beneath|underneath|"
     r"opposite|outside|located|stored|mounted|kept)\b)\s+\S|"
-    rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?)(?:(?!{_NOT_A_PLACE})[A-Z0-9]|"
+    rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?)(?:(?!{_CALENDAR})[A-Z0-9]|"
     rf"(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|>|"
     rf"(?i:\b(?:{_PLACES})\b)"
 )
@@ -266,6 +274,8 @@ def expected_type(question: str) -> AnswerType | None:
             return AnswerType(name="person", noun="name", families=("name",), cue=match.group(0))
         return AnswerType(name="person", noun="person or team", cue=match.group(0))
     if match := _DATE_CUE.search(text):
+        if _YEAR_CUE.search(match.group(0)):  # "in what year": a weekday or a month is no year
+            return AnswerType(name="date", noun="year", families=("year",), cue=match.group(0))
         return AnswerType(name="date", noun="date", cue=match.group(0))
     if (match := _PLACE_CUE.search(text)) and not _ORIGIN.search(text):
         return AnswerType(name="place", noun="place", cue=match.group(0))
@@ -281,6 +291,8 @@ def holds_instance(text: str, kind: AnswerType) -> bool:
     pattern = _PATTERNS.get(kind.name)
     if kind.name == "date" and "time" in kind.families and _TIME.search(text):
         return True  # a bare "when ..." is answered by a time as well as a date
+    if kind.name == "date" and "year" in kind.families:
+        pattern = _YEAR
     return bool(pattern.search(text)) if pattern else _HOLDS[kind.name](text, kind)
 
 

@@ -186,6 +186,47 @@ def test_a_capitalised_word_before_a_model_code_is_a_product_not_a_person() -> N
     assert holds_instance("Printer maintenance is led by Tomás Ferreira.", kind)
 
 
+def test_a_day_or_a_month_is_no_one_and_a_group_of_learners_no_team() -> None:
+    kind = expected_type("Who teaches the adult beginner swimming lessons?")
+    assert kind is not None
+    assert not holds_instance("Adult beginner lessons run on Wednesday evenings at 19:30.", kind)
+    assert not holds_instance("Lessons are taught in groups of up to six.", kind)
+    assert holds_instance("They are taught by Aisha on Mondays.", kind)
+    assert holds_instance("The swim team runs them.", kind)
+
+
+def test_a_name_the_question_holds_is_not_the_asked_person() -> None:
+    """The product a support question names is no one to contact; the founder a company's
+    page names is still its founder."""
+    plan = plan_query("Who should I contact about a problem with my Ledgerline licence key?", "s")
+    product = _draft("Without a licence key, Ledgerline Sync runs as a trial.", "Ledgerline Sync")
+    assert check_typed_value(plan, product).outcome == "missing"
+    founder = _draft("In 2001 the company Helion was founded by Anna Berg.", "About Helion")
+    assert check_typed_value(plan_query("Who founded Helion?", "s"), founder).outcome == "present"
+
+
+def test_a_start_or_an_end_time_is_of_the_asked_act() -> None:
+    """A lone time of another event is no closing time; a span of hours holds it, and "from"
+    answers when something opens."""
+    close = plan_query("What time does the pool close on weekdays?", "s")
+    aerobics = _draft("Aqua aerobics takes place on weekdays at 10:00 in the pool.", "Pool")
+    assert check_typed_value(close, aerobics).outcome == "missing"
+    hours = _draft("The pool is open on weekdays from 07:00 to 21:00.", "Pool")
+    assert check_typed_value(close, hours).outcome == "present"
+    opens = plan_query("What time does the pool open on weekdays?", "s")
+    staffed = _draft("Lifeguards are on duty on weekdays from 7am.", "Pool")
+    assert check_typed_value(opens, staffed).outcome == "present"
+    assert check_typed_value(close, staffed).outcome == "missing"
+
+
+def test_a_year_question_needs_a_year() -> None:
+    kind = expected_type("In what year did the Central Library building open?")
+    assert kind is not None and kind.name == "date" and kind.noun == "year"
+    assert not holds_instance("It is open Monday to Friday from 9:00 to 20:00.", kind)
+    assert holds_instance("The building opened in 1961.", kind)
+    assert holds_instance("It was built in the 5th century BC.", kind)
+
+
 @pytest.mark.parametrize(
     ("sentence", "place"),
     [
