@@ -92,11 +92,47 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     role = _asked_role(plan.query) if kind is not None and kind.name == "person" else None
     if role and not has_term(text := _with_headings(sentence), role, stems(text)):
         return False  # "Who is the CEO of Helion?" is not answered by its support line's hours
+    if _qualified_otherwise(sentence, plan):
+        return False  # "the battery warranty" beside a question about the frame's
     if not _names_asked_act(sentence, plan):
         return False  # "aqua aerobics takes place at 10:00" is no closing time
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)
     return share >= 0.5
+
+
+def _qualified_otherwise(sentence: DraftSentence, plan: QueryPlan) -> bool:
+    """The sentence gives the asked attribute of another thing: "The battery warranty is 3
+    years" for "How long is the warranty on the Vela City frame?". Every mention of an
+    attribute the question names is qualified by a word the question does not hold, and the
+    sentence leaves out something else the question asks about."""
+    asked = [t.lower() for t in plan.terms]
+    attributes = [a for a in asked if a in _ATTRIBUTE_NOUNS]
+    if not attributes:
+        return False
+    text, title = _with_headings(sentence), _title_of(sentence)
+    words, in_title = stems(text), stems(title)
+    if all(has_term(text, t, words) or has_term(title, t, in_title) for t in asked
+           if t not in attributes and not function_word(t)):  # fmt: skip
+        return False
+    for attribute in attributes:
+        qualifiers = [m.group(1).lower() for m in re.finditer(
+            rf"\b([a-z]+)\s+{attribute}s?\b", sentence.text, re.IGNORECASE)]  # fmt: skip
+        if qualifiers and all(q not in asked and not function_word(q) and q not in _GRAMMAR
+                              for q in qualifiers):  # fmt: skip
+            return True
+    return False
+
+
+# Attributes a word before them gives to one thing of several: "battery warranty", "adult
+# fare", "late fee". Not "rate" or "limit", whose word before says which kind ("deforestation
+# rate", "speed limit") in words a question often puts another way.
+_ATTRIBUTE_NOUNS = frozenset(
+    re.findall(
+        r"\w+",
+        "warranty guarantee price fee deposit cost charge fare rent allowance capacity discount",
+    )
+)
 
 
 def _names_asked_act(sentence: DraftSentence, plan: QueryPlan) -> bool:

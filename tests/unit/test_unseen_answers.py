@@ -219,6 +219,18 @@ def test_a_start_or_an_end_time_is_of_the_asked_act() -> None:
     assert check_typed_value(close, staffed).outcome == "missing"
 
 
+def test_the_asked_attribute_of_another_thing_is_not_the_asked_value() -> None:
+    """The battery's warranty says nothing of the frame's; a warranty the sentence does not
+    qualify otherwise, or one it qualifies with the asked thing, does."""
+    frame = plan_query("How long is the warranty on the Vela City frame?", "s")
+    battery = _draft("The battery warranty is 3 years or 800 charge cycles.", "Vela City Guide")
+    assert check_typed_value(frame, battery).outcome == "missing"
+    framed = _draft("The frame warranty is 10 years.", "Vela City Guide")
+    assert check_typed_value(frame, framed).outcome == "present"
+    plain = _draft("Every bike has a warranty of 2 years, frame included.", "Vela City Guide")
+    assert check_typed_value(frame, plain).outcome == "present"
+
+
 def test_a_year_question_needs_a_year() -> None:
     kind = expected_type("In what year did the Central Library building open?")
     assert kind is not None and kind.name == "date" and kind.noun == "year"
