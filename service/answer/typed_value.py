@@ -51,7 +51,7 @@ def check_typed_value(
     shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
     holding = tuple(
         i for i, s in enumerate(sentences)
-        if quoted[i] and holds_instance(_without_asked_names(s.text, plan, kind), kind)
+        if quoted[i] and holds_instance(_value_text(s.text, plan, kind), kind)
         and _names_identifiers(s, asked_ids, pages)
         and (_about(s, shares[i], plan)
              or (_continues(sentences, i) and _about(sentences[i - 1], shares[i - 1], plan)))
@@ -62,10 +62,14 @@ def check_typed_value(
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
 
 
-def _without_asked_names(text: str, plan: QueryPlan, kind: AnswerType) -> str:
-    """For a person question, the sentence with the names the question itself holds put out of
-    the way: "Without a licence key, Ledgerline Sync runs as a trial" names no one who could
-    help with a Ledgerline licence key, and "Helion was founded by Anna Berg" still names her."""
+def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:
+    """The sentence with what cannot be the asked value put out of the way. A person question's
+    own names: "Without a licence key, Ledgerline Sync runs as a trial" names no one who could
+    help with a Ledgerline licence key, and "Helion was founded by Anna Berg" still names her. A
+    minimum, for a question about the latest version: "open the Trellis app, version 4.0 or
+    later" does not say which version is the latest."""
+    if kind.name == "version" and _LATEST.search(plan.query):
+        return _MINIMUM_VERSION.sub(" ", text)
     if kind.name != "person":
         return text
     asked = {w.lower() for w in re.findall(r"\w+", plan.query) if not function_word(w.lower())}
@@ -77,6 +81,12 @@ def _without_asked_names(text: str, plan: QueryPlan, kind: AnswerType) -> str:
     return _CAPITALISED_RUN.sub(put_away, text)
 
 
+_LATEST = re.compile(r"\b(?:latest|current|newest|most recent)\b", re.IGNORECASE)
+_MINIMUM_VERSION = re.compile(
+    r"\b(?:at least|minimum(?: of)?)\s+(?:version\s+|v)?\d+(?:\.\d+)*|"
+    r"\b(?:version\s+|v)?\d+(?:\.\d+)*\s*(?:or|and)\s+(?:later|newer|higher|above|up)\b",
+    re.IGNORECASE,
+)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
@@ -136,23 +146,36 @@ _ATTRIBUTE_NOUNS = frozenset(
 
 
 def _names_asked_act(sentence: DraftSentence, plan: QueryPlan) -> bool:
-    """A time question about a start or an end ("what time does the pool close") is answered by
-    a sentence that names it ("closes at 18:00"), gives a span of hours, which holds both
-    ("staffed from 08:30 to 17:30"), or a start from ("from 9:00") or an end until
-    ("until 18:00"); a lone time is of another event ("aqua aerobics takes place at 10:00")."""
+    """A time or a place asked of a start or an end ("what time does the pool close", "where do
+    the walks end") is of that act: the sentence names it or another word for it ("shuts",
+    "finishes"). For a time, a span of hours holds both ("staffed from 08:30 to 17:30"), "from
+    9:00" a start and "until 18:00" an end. A lone time or place is of another event ("aqua
+    aerobics takes place at 10:00", "walkers meet in the station car park")."""
     kind = plan.answer_type
-    ends = [t for t in plan.terms if t in _TIME_ENDS] if kind and kind.name == "time" else []
-    if not ends:
+    if kind is None or kind.name not in ("time", "place"):
         return True
+    acts = set(plan.terms) & (_TIME_ENDS if kind.name == "time" else _ROUTE_ENDS)
+    if not acts:
+        return True
+    starts, ends = bool(acts & _STARTS), bool(acts - _STARTS)
+    named = (_STARTS if starts else frozenset()) | (_TIME_ENDS - _STARTS if ends else frozenset())
     text = _with_headings(sentence)
     words = stems(text)
-    if any(has_term(text, e, words) for e in ends) or _HOURS_SPAN.search(text):
+    if any(has_term(text, w, words) for w in named):
         return True
-    starts = any(e in _STARTS for e in ends)
-    return (_FROM if starts else _UNTIL).search(text) is not None
+    if kind.name == "place":
+        return False
+    return bool(
+        _HOURS_SPAN.search(text)
+        or (starts and _FROM.search(text))
+        or (ends and _UNTIL.search(text))
+    )
 
 
 _STARTS = frozenset(["start", "starts", "begin", "begins", "open", "opens"])
+# Where a route starts or ends ("where do the walks end"); "where do I open an account" asks
+# where to do something, not where it begins.
+_ROUTE_ENDS = frozenset(["start", "starts", "begin", "begins", "end", "ends", "finish", "finishes"])
 # "from 9 to 17:30", "between 8 and 10 am", "09:00-17:00", "9am to 5pm".
 _CLOCK = r"\d{1,2}(?:[:.]\d{2}|\s?[ap]\.?m\.?)"
 _HOURS_SPAN = re.compile(
@@ -217,14 +240,16 @@ def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
 
 def _names_type(term: str, kind: AnswerType | None) -> bool:
     """The word says what kind of value is asked, not about what: the counted noun of "how many
-    people" ("Harbour seats 14"), the start or end a time asks for ("what time does reception
-    stop being staffed": "staffed from 08:30 to 17:30"), or how a person question reaches its
-    person ("who do I talk to about ...") or the people it is one of ("which of the vets")."""
+    people" ("Harbour seats 14"), the start or end a time or a place asks for ("what time does
+    reception stop being staffed": "staffed from 08:30 to 17:30"; _names_asked_act judges it),
+    or how a person question reaches its person ("who do I talk to about ...") or the people it
+    is one of ("which of the vets")."""
     if kind is None:
         return False
     return (
         term == kind.counted
         or (kind.name == "time" and term in _TIME_ENDS)
+        or (kind.name == "place" and term in _ROUTE_ENDS)
         or (kind.name == "person" and (term in _ADDRESSING or term in kind.cue.lower().split()))
     )
 

@@ -192,8 +192,11 @@ _FREQUENCY = re.compile(
     rf"\b(?:after|before) (?:each|every|{_NUMBER})\b|\b\d+\s*(?:x|times)\b",
     re.IGNORECASE,
 )
+# A version; not a network address ("a browser at 192.168.8.1").
 _VERSION = re.compile(
-    r"\bv?\d+(?:\.\d+){1,3}\b|\bversion\s+\d|\bv\d+\b|\brelease\s+\d", re.IGNORECASE
+    r"(?<![\d.])\bv?(?![1-9]\d{1,2}(?:\.\d{1,3}){3}\b)\d+(?:\.\d+){1,3}\b|\bversion\s+\d|"
+    r"\bv\d+\b|\brelease\s+\d",
+    re.IGNORECASE,
 )
 # A name: two capitalised words in a row, not at the start of the sentence; or a role or team.
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.?\s*)?[A-Z][a-z'’-]+)+")

@@ -231,6 +231,28 @@ def test_the_asked_attribute_of_another_thing_is_not_the_asked_value() -> None:
     assert check_typed_value(frame, plain).outcome == "present"
 
 
+def test_where_a_route_ends_is_not_where_it_meets() -> None:
+    ends = plan_query("Where do the Thursday evening walks end?", "s")
+    meet = _draft("Walkers meet at 18:30 in the Station car park.", "Club walks")
+    assert check_typed_value(ends, meet).outcome == "missing"
+    finish = _draft("The Thursday walks finish at the Red Lion pub.", "Club walks")
+    assert check_typed_value(ends, finish).outcome == "present"
+
+
+def test_a_minimum_version_is_not_the_latest_and_an_address_is_no_version() -> None:
+    latest = plan_query("What is the latest version of the Trellis app?", "s")
+    minimum = _draft("Then open the Trellis app, version 4.0 or later.", "Trellis setup")
+    assert check_typed_value(latest, minimum).outcome == "missing"
+    current = _draft("The latest Trellis app is version 4.3.1.", "Trellis setup")
+    assert check_typed_value(latest, current).outcome == "present"
+    needed = plan_query("Which version of the Trellis app do I need?", "s")
+    assert check_typed_value(needed, minimum).outcome == "present"
+    kind = expected_type("Which firmware version does the router run?")
+    assert kind is not None
+    assert not holds_instance("You can also use a browser at 192.168.8.1 instead.", kind)
+    assert holds_instance("Routers ship with firmware 2.1.6.", kind)
+
+
 def test_a_year_question_needs_a_year() -> None:
     kind = expected_type("In what year did the Central Library building open?")
     assert kind is not None and kind.name == "date" and kind.noun == "year"
