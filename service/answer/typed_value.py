@@ -155,8 +155,8 @@ def _names_asked_act(sentence: DraftSentence, plan: QueryPlan) -> bool:
     if kind is None or kind.name not in ("time", "place"):
         return True
     acts = set(plan.terms) & (_TIME_ENDS if kind.name == "time" else _ROUTE_ENDS)
-    if not acts:
-        return True
+    if not acts or (kind.name == "place" and _END_UP.search(plan.query)):
+        return True  # "where do parcels end up" asks where they go, not where a route ends
     starts, ends = bool(acts & _STARTS), bool(acts - _STARTS)
     named = (_STARTS if starts else frozenset()) | (_TIME_ENDS - _STARTS if ends else frozenset())
     text = _with_headings(sentence)
@@ -176,6 +176,7 @@ _STARTS = frozenset(["start", "starts", "begin", "begins", "open", "opens"])
 # Where a route starts or ends ("where do the walks end"); "where do I open an account" asks
 # where to do something, not where it begins.
 _ROUTE_ENDS = frozenset(["start", "starts", "begin", "begins", "end", "ends", "finish", "finishes"])
+_END_UP = re.compile(r"\b(?:end|ends|ended|ending) up\b", re.IGNORECASE)
 # "from 9 to 17:30", "between 8 and 10 am", "09:00-17:00", "9am to 5pm".
 _CLOCK = r"\d{1,2}(?:[:.]\d{2}|\s?[ap]\.?m\.?)"
 _HOURS_SPAN = re.compile(

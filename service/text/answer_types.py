@@ -204,8 +204,8 @@ _ROLE = re.compile(
     r"\b(?:team|department|desk|office|group(?!s?\s+of\b)|manager|engineer|technician|"
     r"administrator|admin|owner|supervisor|officer|lead|coordinator|committee|board|"
     r"service (?:centre|center|partner)|dealer|installer|support|staff|operator|company|"
-    r"manufacturer|vendor|contractor|"
-    r"electrician|plumber|director|founder|inventor|author|king|queen|president|"
+    r"manufacturer|vendor|contractor|electrician|plumber|director|founder|inventor|author|king|"
+    r"queen|president|"
     r"[A-Z][a-z]+ (?:Ltd|Inc|GmbH|AG|LLC|Corp)\b)",
     re.IGNORECASE,
 )
@@ -247,7 +247,9 @@ _YES_NO_ANSWER = re.compile(
 class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     name: TypeName
     noun: str  # what the answer names when the value is missing: "weight", "duration", ...
-    families: tuple[str, ...] = ()  # quantity: the unit families that answer it; person: "name"
+    # quantity: the unit families that answer it; person: "name"; date: "time" (a bare
+    # "when", which a time answers too) or "year" ("in what year": only a year does)
+    families: tuple[str, ...] = ()
     counted: str = ""  # "how many sheets" (or "weeks"): the counted noun
     cue: str = ""  # the words that decided the type (trace)
 

@@ -237,6 +237,9 @@ def test_where_a_route_ends_is_not_where_it_meets() -> None:
     assert check_typed_value(ends, meet).outcome == "missing"
     finish = _draft("The Thursday walks finish at the Red Lion pub.", "Club walks")
     assert check_typed_value(ends, finish).outcome == "present"
+    end_up = plan_query("Where do parcels end up if nobody collects them?", "s")
+    depot = _draft("Parcels not collected go back to our depot at Hafenweg 4.", "Lockers")
+    assert check_typed_value(end_up, depot).outcome == "present"
 
 
 def test_a_minimum_version_is_not_the_latest_and_an_address_is_no_version() -> None:
