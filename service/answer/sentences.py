@@ -143,6 +143,23 @@ def sentence_page(page_first: int | None, page_starts: list[int] | None, offset:
     return page_first + bisect.bisect_right(page_starts or [], offset)
 
 
+def _prose_sentences(text: str) -> list[tuple[int, int, str]]:
+    """The sentences of prose, a piece that cannot open a sentence joined to the one before it:
+    text tokenised with a space before its commas ("Every day at 11: 00 a.m. , the ducks are
+    escorted ...") is split after "a.m.", and a quote that opens with a comma reads as broken
+    and leaves its time in another sentence."""
+    joined: list[tuple[int, int, str]] = []
+    for s in split_sentences(text):
+        if joined and _CONTINUATION.match(s.text):
+            joined[-1] = (joined[-1][0], s.end, "")
+        else:
+            joined.append((s.start, s.end, ""))
+    return joined
+
+
+_CONTINUATION = re.compile(r"[,;:)\]]")
+
+
 def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
     text, kind = str(row["text"]), str(row["kind"])
     base, line = int(row["startOffset"]), int(row["startLine"])
@@ -160,7 +177,7 @@ def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:
     elif kind == "table":
         pieces = _table_rows(text)
     else:
-        pieces = [(s.start, s.end, "") for s in split_sentences(text)]
+        pieces = _prose_sentences(text)
     out = []
     # UTF-16 offsets walk forward with the pieces (which come in text order), so a paragraph's
     # text is encoded at most about once, and only for the sentences a fragment admits.

@@ -630,3 +630,19 @@ def test_a_how_to_without_a_procedure_stays_on_the_best_matching_page() -> None:
     assert draft.profile == "how_to"
     assert any("Opacity slider" in s.text for s in draft.sentences)
     assert all(e.document_id == "d_filter" for s in draft.sentences for e in s.evidence)
+
+
+def test_a_piece_that_opens_with_a_comma_continues_the_sentence_before_it() -> None:
+    """Text tokenised with a space before its commas is split after "a.m."; the answer quotes
+    the whole sentence, with its time, not a piece that opens with a comma."""
+    source = (
+        "# Ducks\n\nEvery day at 11: 00 a.m. , the ducks are escorted to the lobby. "
+        "They return at 5: 00 p.m.\n"
+    )
+    data = rows(source, "kb/ducks.md", "d_ducks")
+    pack = pack_of(roles={}, extra=(fragment(data[0]),))
+    quotes = [s.quote for s in evidence_sentences(pack, data)]
+    assert quotes == [
+        "Every day at 11: 00 a.m. , the ducks are escorted to the lobby.",
+        "They return at 5: 00 p.m.",
+    ]
