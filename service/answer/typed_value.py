@@ -35,6 +35,24 @@ class TypedValue(msgspec.Struct, frozen=True, kw_only=True):
     sentences: tuple[int, ...] = ()  # answer sentences holding a value of the type
 
 
+class _Read(msgspec.Struct, frozen=True, kw_only=True):
+    """A quoted sentence as the checks read it, built once: with its section headings (a
+    sentence under "## Meeting rooms" is about meeting rooms) and its page's title, each with
+    its stems."""
+
+    sentence: DraftSentence
+    text: str
+    words: set[str]
+    title: str
+    in_title: set[str]
+
+
+def _read(sentence: DraftSentence) -> _Read:
+    text, title = _with_headings(sentence), _title_of(sentence)
+    return _Read(sentence=sentence, text=text, words=stems(text), title=title,
+                 in_title=stems(title))  # fmt: skip
+
+
 def check_typed_value(
     plan: QueryPlan, draft: Draft, pages: Mapping[str, str] | None = None
 ) -> TypedValue:
@@ -48,15 +66,16 @@ def check_typed_value(
     asked_ids = identifiers(plan.query)
     asked_times = _times_named(plan.query)
     quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
-    shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
+    reads = [_read(s) for s in sentences]
+    shares = [_named_share(r, plan) if q else 0.0 for r, q in zip(reads, quoted, strict=True)]
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i] and holds_instance(_value_text(s.text, plan, kind), kind)
         and _names_identifiers(s, asked_ids, pages)
-        and (_about(s, shares[i], plan)
-             or (_continues(sentences, i) and _about(sentences[i - 1], shares[i - 1], plan)))
+        and (_about(reads[i], shares[i], plan)
+             or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan)))
         and not _better_named_without_value(i, sentences, shares, kind, quoted)
-        and not _another_time(s, asked_times)
+        and not _another_time(reads[i], asked_times)
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
@@ -90,7 +109,7 @@ _MINIMUM_VERSION = re.compile(
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
-def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> bool:
+def _about(read: _Read, share: float | None, plan: QueryPlan) -> bool:
     """The sentence names at least half of what the question asks about beyond its page's
     subject: "six months" in "new engineers have a probation period of six months" is no
     answer to how long the security training takes. A unit the question names ("in
@@ -100,18 +119,18 @@ def _about(sentence: DraftSentence, share: float | None, plan: QueryPlan) -> boo
     sentence before it in its paragraph may name it instead (check_typed_value)."""
     kind = plan.answer_type
     role = _asked_role(plan.query) if kind is not None and kind.name == "person" else None
-    if role and not has_term(text := _with_headings(sentence), role, stems(text)):
+    if role and not has_term(read.text, role, read.words):
         return False  # "Who is the CEO of Helion?" is not answered by its support line's hours
-    if _qualified_otherwise(sentence, plan):
+    if _qualified_otherwise(read, plan):
         return False  # "the battery warranty" beside a question about the frame's
-    if not _names_asked_act(sentence, plan):
+    if not _names_asked_act(read, plan):
         return False  # "aqua aerobics takes place at 10:00" is no closing time
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
-        return kind is None or kind.name != "quantity" or names_attribute(sentence.text, kind)
+        return kind is None or kind.name != "quantity" or names_attribute(read.sentence.text, kind)
     return share >= 0.5
 
 
-def _qualified_otherwise(sentence: DraftSentence, plan: QueryPlan) -> bool:
+def _qualified_otherwise(read: _Read, plan: QueryPlan) -> bool:
     """The sentence gives the asked attribute of another thing: "The battery warranty is 3
     years" for "How long is the warranty on the Vela City frame?". Every mention of an
     attribute the question names is qualified by a word the question does not hold, and the
@@ -120,14 +139,13 @@ def _qualified_otherwise(sentence: DraftSentence, plan: QueryPlan) -> bool:
     attributes = [a for a in asked if a in _ATTRIBUTE_NOUNS]
     if not attributes:
         return False
-    text, title = _with_headings(sentence), _title_of(sentence)
-    words, in_title = stems(text), stems(title)
-    if all(has_term(text, t, words) or has_term(title, t, in_title) for t in asked
+    if all(has_term(read.text, t, read.words) or has_term(read.title, t, read.in_title)
+           for t in asked
            if t not in attributes and not function_word(t)):  # fmt: skip
         return False
     for attribute in attributes:
         qualifiers = [m.group(1).lower() for m in re.finditer(
-            rf"\b([a-z]+)\s+{attribute}s?\b", sentence.text, re.IGNORECASE)]  # fmt: skip
+            rf"\b([a-z]+)\s+{attribute}s?\b", read.sentence.text, re.IGNORECASE)]  # fmt: skip
         if qualifiers and all(q not in asked and not function_word(q) and q not in _GRAMMAR
                               for q in qualifiers):  # fmt: skip
             return True
@@ -145,7 +163,7 @@ _ATTRIBUTE_NOUNS = frozenset(
 )
 
 
-def _names_asked_act(sentence: DraftSentence, plan: QueryPlan) -> bool:
+def _names_asked_act(read: _Read, plan: QueryPlan) -> bool:
     """A time or a place asked of a start or an end ("what time does the pool close", "where do
     the walks end") is of that act: the sentence names it or another word for it ("shuts",
     "finishes"). For a time, a span of hours holds both ("staffed from 08:30 to 17:30"), "from
@@ -159,16 +177,14 @@ def _names_asked_act(sentence: DraftSentence, plan: QueryPlan) -> bool:
         return True  # "where do parcels end up" asks where they go, not where a route ends
     starts, ends = bool(acts & _STARTS), bool(acts - _STARTS)
     named = (_STARTS if starts else frozenset()) | (_TIME_ENDS - _STARTS if ends else frozenset())
-    text = _with_headings(sentence)
-    words = stems(text)
-    if any(has_term(text, w, words) for w in named):
+    if any(has_term(read.text, w, read.words) for w in named):
         return True
     if kind.name == "place":
         return False
     return bool(
-        _HOURS_SPAN.search(text)
-        or (starts and _FROM.search(text))
-        or (ends and _UNTIL.search(text))
+        _HOURS_SPAN.search(read.text)
+        or (starts and _FROM.search(read.text))
+        or (ends and _UNTIL.search(read.text))
     )
 
 
@@ -215,21 +231,17 @@ def _with_headings(sentence: DraftSentence) -> str:
     return " ".join((sentence.text, *(h for e in sentence.evidence for h in e.heading_path[1:])))
 
 
-def _named_share(sentence: DraftSentence, plan: QueryPlan) -> float | None:
+def _named_share(read: _Read, plan: QueryPlan) -> float | None:
     """The share of what the question asks about beyond the sentence's page title that the
-    sentence names (None when the question asks about nothing else)."""
-    title = _title_of(sentence)
-    in_title = stems(title)
+    sentence or its headings name (None when the question asks about nothing else)."""
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
         and t not in _GRAMMAR and t not in _LIGHT_VERBS and t not in _FRAMES
         and not _names_type(t, plan.answer_type)
-        and not has_term(title, t, in_title)
+        and not has_term(read.title, t, read.in_title)
     ]  # fmt: skip
-    text = _with_headings(sentence)  # a sentence under "## Meeting rooms" is about meeting rooms
-    words = stems(text)
-    named = [t for t in asked if has_term(text, t, words) or _formed_alike(t, words)]
+    named = [t for t in asked if has_term(read.text, t, read.words) or _formed_alike(t, read.words)]
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
     codes = {value for _, value in identifiers(plan.query)}
@@ -290,13 +302,13 @@ def _better_named_without_value(
     )  # fmt: skip
 
 
-def _another_time(sentence: DraftSentence, asked: Mapping[str, frozenset[str]]) -> bool:
+def _another_time(read: _Read, asked: Mapping[str, frozenset[str]]) -> bool:
     """The sentence gives its value for another day, season or month than the question names,
     and not for the asked one: "The pool closes at 18:00 on both weekend days" says nothing of
     weekdays, "The autumn term starts on 8 September" nothing of the spring term."""
     if not asked:
         return False
-    said = _times_named(_with_headings(sentence))
+    said = _times_named(read.text)
     return any(kind in said and not said[kind] & covered for kind, covered in asked.items())
 
 
@@ -360,8 +372,9 @@ def stands_for_subject(plan: QueryPlan, draft: Draft, i: int) -> bool:
     sentences = draft.sentences
     refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
     quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
-    shares = [_named_share(s, plan) if q else 0.0 for s, q in zip(sentences, quoted, strict=True)]
-    if kind is None or not (refers or _about(sentences[i], shares[i], plan)):
+    reads = [_read(s) for s in sentences]
+    shares = [_named_share(r, plan) if q else 0.0 for r, q in zip(reads, quoted, strict=True)]
+    if kind is None or not (refers or _about(reads[i], shares[i], plan)):
         return False
     return not _better_named_without_value(i, sentences, shares, kind, quoted, leans=False)
 
