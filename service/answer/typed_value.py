@@ -177,6 +177,8 @@ def _names_asked_act(read: _Read, plan: QueryPlan) -> bool:
         return True  # "where do parcels end up" asks where they go, not where a route ends
     starts, ends = bool(acts & _STARTS), bool(acts - _STARTS)
     named = (_STARTS if starts else frozenset()) | (_TIME_ENDS - _STARTS if ends else frozenset())
+    if kind.name == "place":  # a river rises and empties: "arises in north-central Maine"
+        named |= (_SOURCE if starts else frozenset()) | (_MOUTH if ends else frozenset())
     if any(has_term(read.text, w, read.words) for w in named):
         return True
     if kind.name == "place":
@@ -192,6 +194,8 @@ _STARTS = frozenset(["start", "starts", "begin", "begins", "open", "opens"])
 # Where a route starts or ends ("where do the walks end"); "where do I open an account" asks
 # where to do something, not where it begins.
 _ROUTE_ENDS = frozenset(["start", "starts", "begin", "begins", "end", "ends", "finish", "finishes"])
+_SOURCE = frozenset(["rise", "rises", "arise", "arises", "source", "originate", "originates"])
+_MOUTH = frozenset(["empty", "empties", "mouth", "terminate", "terminates", "terminus"])
 _END_UP = re.compile(r"\b(?:end|ends|ended|ending) up\b", re.IGNORECASE)
 # "from 9 to 17:30", "between 8 and 10 am", "09:00-17:00", "9am to 5pm".
 _CLOCK = r"\d{1,2}(?:[:.]\d{2}|\s?[ap]\.?m\.?)"
@@ -256,14 +260,18 @@ def _names_type(term: str, kind: AnswerType | None) -> bool:
     people" ("Harbour seats 14"), the start or end a time or a place asks for ("what time does
     reception stop being staffed": "staffed from 08:30 to 17:30"; _names_asked_act judges it),
     or how a person question reaches its person ("who do I talk to about ...") or the people it
-    is one of ("which of the vets")."""
+    is one of ("which of the vets"), or a person asked without a role ("who was the man in
+    ...")."""
     if kind is None:
         return False
     return (
         term == kind.counted
         or (kind.name == "time" and term in _TIME_ENDS)
         or (kind.name == "place" and term in _ROUTE_ENDS)
-        or (kind.name == "person" and (term in _ADDRESSING or term in kind.cue.lower().split()))
+        or (
+            kind.name == "person"
+            and (term in _ADDRESSING or term in _ANYONE or term in kind.cue.lower().split())
+        )
     )
 
 

@@ -68,6 +68,17 @@ def test_uncovered_terms_are_borderline_partial() -> None:
     assert "foundry" in review.missing_terms
 
 
+def test_words_that_frame_the_answer_are_not_required_terms() -> None:
+    """A question about the purpose of the gloves is answered by why they are worn, without
+    the word "purpose"; the thing the purpose is asked of must still be there."""
+    gloves = _review("What is the purpose of the gloves?")
+    assert gloves.missing_terms == ()
+    assert next(g for g in gloves.gates if g.name == "direct_evidence_coverage").passed
+    respirator = _review("What is the purpose of the respirator?")
+    assert respirator.missing_terms == ("respirator",)
+    assert respirator.status != "sufficient"
+
+
 def test_how_to_needs_steps() -> None:
     no_steps = _review("how to apply water glass?", pack=pack_of({0: "direct_support"}))
     assert not next(g for g in no_steps.gates if g.name == "query_intent_coverage").passed

@@ -242,6 +242,28 @@ def test_where_a_route_ends_is_not_where_it_meets() -> None:
     assert check_typed_value(end_up, depot).outcome == "present"
 
 
+def test_a_river_rises_and_empties() -> None:
+    """Where a river starts is where it rises or has its source; where it ends, where it
+    empties. A town it flows past is neither."""
+    ends = plan_query("Where does the Alder river start and end?", "s")
+    rises = _draft("It arises from two lakes in north-central Vermont.", "Alder River")
+    assert check_typed_value(ends, rises).outcome == "present"
+    empties = _draft("It empties into Lake Champlain near Burlington.", "Alder River")
+    assert check_typed_value(ends, empties).outcome == "present"
+    past = _draft("It flows south past the town of Brook Hill.", "Alder River")
+    assert check_typed_value(ends, past).outcome == "missing"
+
+
+def test_a_person_asked_without_a_role_is_any_name() -> None:
+    """A question about the man in a song names no role to repeat: the named person answers."""
+    man = plan_query("Who was the man in Quiet Harbour?", "s")
+    named = _draft("The song refers to three men; the singer named one of them, Tom Reyes.",
+                   "Quiet Harbour (song)")  # fmt: skip
+    assert check_typed_value(man, named).outcome == "present"
+    released = _draft("The song was released in November 1972.", "Quiet Harbour (song)")
+    assert check_typed_value(man, released).outcome == "missing"
+
+
 def test_a_minimum_version_is_not_the_latest_and_an_address_is_no_version() -> None:
     latest = plan_query("What is the latest version of the Trellis app?", "s")
     minimum = _draft("Then open the Trellis app, version 4.0 or later.", "Trellis setup")

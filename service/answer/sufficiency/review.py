@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from service.answer.sufficiency.answerability import _answerability, _inputs, answerability_features
+from service.answer.sufficiency.frames import ANSWER_FRAMES
 from service.answer.sufficiency.model import (
     _CAUSAL,
     _CONSEQUENCE_HEADING,
@@ -56,7 +57,7 @@ def review_sufficiency(
     own = {f.document_id for f in direct}
     readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
     covered, missing = _coverage(plan, [*direct, *readings], named)
-    terms = plan.terms
+    terms = [t for t in plan.terms if t not in ANSWER_FRAMES]
     coverage = len(covered) / len(terms) if terms else (1.0 if direct else 0.0)
     operands_ok, operand_detail = _operands(plan, direct, operand_points)
     gates.append(
@@ -297,6 +298,8 @@ def _coverage(
     covered: list[str] = []
     missing: list[str] = []
     for term in plan.terms:
+        if term in ANSWER_FRAMES:
+            continue
         key = compact_key(term)
         hit = (
             term in text
