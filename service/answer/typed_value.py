@@ -311,9 +311,10 @@ def _better_named_without_value(
 
 
 def _another_time(read: _Read, asked: Mapping[str, frozenset[str]]) -> bool:
-    """The sentence gives its value for another day, season or month than the question names,
-    and not for the asked one: "The pool closes at 18:00 on both weekend days" says nothing of
-    weekdays, "The autumn term starts on 8 September" nothing of the spring term."""
+    """The sentence gives its value for another day, season, month or year than the question
+    names, and not for the asked one: "The pool closes at 18:00 on both weekend days" says
+    nothing of weekdays, "The autumn term starts on 8 September" nothing of the spring term,
+    "the price of a barrel remained at $12 from 1974 to 1979" nothing of 1970."""
     if not asked:
         return False
     said = _times_named(read.text)
@@ -324,6 +325,13 @@ def _times_named(text: str) -> dict[str, frozenset[str]]:
     """The days, seasons and months the text names, by kind, each word as what it covers
     ("weekdays" -> Monday to Friday) and each range whole ("Tuesday to Saturday")."""
     named: dict[str, set[str]] = {}
+    for match in _YEARS.finditer(text):
+        start = int(match.group("first"))
+        stop = start + 9 if match.group("decade") else start
+        if end := match.group("last"):  # "1974-79" ends in 1979
+            stop = int(end) if len(end) == 4 else start // 100 * 100 + int(end)
+        years = range(start, stop + 1) if 0 <= stop - start <= _LONGEST_YEARS else (start, stop)
+        named.setdefault("year", set()).update(str(y) for y in years)
     for pattern in (_DAY_OR_SEASON, _MONTH):
         for match in pattern.finditer(text):
             first, last = match.group("first").lower(), (match.group("last") or "").lower()
@@ -349,6 +357,14 @@ _COVERS: dict[str, dict[str, tuple[str, ...]]] = {
     "season": {w: (w,) for w in ("spring", "summer", "autumn", "winter")},
     "month": {m: (m,) for m in _MONTHS},
 }
+
+
+# A year, a decade ("the 1970s") or a span of years ("from 1974 to 1979", "1974-79").
+_YEARS = re.compile(
+    r"\b(?P<first>1\d{3}|20\d{2})(?P<decade>s)?\b"
+    r"(?:\s*(?:-|–|to|through|until|till)\s*(?P<last>1\d{3}|20\d{2}|\d{2})\b)?"
+)
+_LONGEST_YEARS = 200  # a longer "span" is two separate years
 
 
 def _range_of(words: str, flags: int) -> re.Pattern[str]:

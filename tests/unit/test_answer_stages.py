@@ -79,6 +79,27 @@ def test_words_that_frame_the_answer_are_not_required_terms() -> None:
     assert respirator.status != "sufficient"
 
 
+def _definition_gate(query: str, section_text: str) -> bool:
+    """The intent gate of a definition question over a span the splitter cut at "CAS no."
+    and the section it sits in."""
+    row = rows()[0]
+    cut = fragment({**row, "text": "Water glass (sodium silicate, CAS no.",
+                    "endOffset": row["startOffset"] + 37})  # fmt: skip
+    section = fragment({**row, "text": section_text}, "parent_context")
+    pack = pack_of({6: "background"}, extra=(cut, section))
+    return next(g for g in _review(query, pack=pack).gates
+                if g.name == "query_intent_coverage").passed  # fmt: skip
+
+
+def test_a_definition_may_go_on_past_the_cited_span() -> None:
+    defined = "Water glass (sodium silicate, CAS no. 1344-09-8) is a solution in water."
+    assert _definition_gate("What is water glass?", defined)
+    undefined = "Water glass (sodium silicate, CAS no. 1344-09-8): store it cool and dry."
+    assert not _definition_gate("What is water glass?", undefined)
+    # Asked for its parts, not what it is: coverage judges the answer.
+    assert _definition_gate("What are the components of water glass?", undefined)
+
+
 def test_how_to_needs_steps() -> None:
     no_steps = _review("how to apply water glass?", pack=pack_of({0: "direct_support"}))
     assert not next(g for g in no_steps.gates if g.name == "query_intent_coverage").passed

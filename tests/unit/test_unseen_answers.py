@@ -242,6 +242,18 @@ def test_where_a_route_ends_is_not_where_it_meets() -> None:
     assert check_typed_value(end_up, depot).outcome == "present"
 
 
+def test_a_value_for_another_year_is_not_the_asked_one() -> None:
+    """A price held from 1974 to 1979 says nothing of 1970; the 1970s and a sentence that
+    names no year may."""
+    plan = plan_query("What was the price of a barrel of oil in 1970?", "s")
+    later = _draft("The price of a barrel of oil stayed at $12 from 1974 to 1979.", "Oil crisis")
+    assert check_typed_value(plan, later).outcome == "missing"
+    decade = _draft("In the 1970s a barrel of oil cost $3 at first.", "Oil crisis")
+    assert check_typed_value(plan, decade).outcome == "present"
+    undated = _draft("A barrel of oil then cost $3.", "Oil crisis")
+    assert check_typed_value(plan, undated).outcome == "present"
+
+
 def test_a_river_rises_and_empties() -> None:
     """Where a river starts is where it rises or has its source; where it ends, where it
     empties. A town it flows past is neither."""

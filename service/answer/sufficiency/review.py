@@ -358,7 +358,15 @@ def _intent(
     if plan.intent == "compare":
         return operands_ok, "both sides present" if operands_ok else "one compare side missing"
     if plan.intent == "definition":
-        ok = any(_DEFINES.search(f.text) for f in direct)
+        if any(t in ANSWER_FRAMES for t in plan.terms):
+            # "What are the three components of the fire triangle?" asks for its parts, not
+            # what it is: the coverage judges the answer.
+            return True, "asks for a part of the subject, not what it is"
+        # The defining sentence may go on past a span the splitter cut ("The Defense of
+        # Marriage Act (DOMA) (Pub. L. 104-199 ...) was a United States federal law").
+        own = {f.document_id for f in direct}
+        readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
+        ok = any(_DEFINES.search(f.text) for f in (*direct, *readings))
         return ok, "a defining sentence found" if ok else "no defining sentence in direct support"
     return True, "generic question: key-term coverage decides"
 
