@@ -86,9 +86,19 @@ def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:
     own names: "Without a licence key, Ledgerline Sync runs as a trial" names no one who could
     help with a Ledgerline licence key, and "Helion was founded by Anna Berg" still names her. A
     minimum, for a question about the latest version: "open the Trellis app, version 4.0 or
-    later" does not say which version is the latest."""
+    later" does not say which version is the latest. Numbers that label things the question
+    names, for a count of something else: "plots 7 and 8" count no one on a plot's waiting
+    list."""
     if kind.name == "version" and _LATEST.search(plan.query):
         return _MINIMUM_VERSION.sub(" ", text)
+    if kind.name == "quantity" and kind.counted:
+        named = stems(plan.query) - stems(kind.counted)
+
+        def unlabel(label: re.Match[str]) -> str:
+            noun = label.group("noun").lower()  # "up to 10" is no label
+            return " " if not function_word(noun) and stems(noun) <= named else label.group(0)
+
+        return _LABEL.sub(unlabel, text)  # "plots 7 and 8" counts no people on a waiting list
     if kind.name != "person":
         return text
     asked = {w.lower() for w in re.findall(r"\w+", plan.query) if not function_word(w.lower())}
@@ -106,6 +116,8 @@ _MINIMUM_VERSION = re.compile(
     r"\b(?:version\s+|v)?\d+(?:\.\d+)*\s*(?:or|and)\s+(?:later|newer|higher|above|up)\b",
     re.IGNORECASE,
 )
+# A noun and the numbers that name some of them: "plots 7 and 8", "bays 14 to 18".
+_LABEL = re.compile(r"\b(?P<noun>[A-Za-z]+)\s+\d+(?:\s*(?:,|and|or|to|-|–)\s*\d+)*")
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
@@ -125,6 +137,8 @@ def _about(read: _Read, share: float | None, plan: QueryPlan) -> bool:
         return False  # "the battery warranty" beside a question about the frame's
     if not _names_asked_act(read, plan):
         return False  # "aqua aerobics takes place at 10:00" is no closing time
+    if _another_task(read, plan):
+        return False  # "check the brake pads every 1,000 km" is not when to replace them
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(read.sentence.text, kind)
     return share >= 0.5
@@ -208,6 +222,37 @@ _FROM = re.compile(rf"\b(?:from|after)\s+{_CLOCK}", re.IGNORECASE)
 _UNTIL = re.compile(rf"\b(?:until|till|by|before)\s+{_CLOCK}", re.IGNORECASE)
 
 
+def _another_task(read: _Read, plan: QueryPlan) -> bool:
+    """A frequency asked of an upkeep task ("How often should I replace the brake pads?") is
+    not given by a sentence that names only other tasks ("Check the brake pads every 1,000
+    km"). Rinsing is a way of cleaning; checking is not replacing. A sentence that names no
+    task ("the filter needs attention every two weeks") is not judged here."""
+    kind = plan.answer_type
+    if kind is None or kind.name != "frequency":
+        return False
+    asked, said = _tasks(plan.query), _tasks(read.sentence.text)
+    return bool(asked) and bool(said) and not asked & said
+
+
+def _tasks(text: str) -> set[str]:
+    words = stems(text)
+    return {task for task, verbs in _TASKS.items() if any(has_term(text, v, words) for v in verbs)}
+
+
+# Upkeep tasks a manual gives intervals for, each with the verbs that name it. Nouns that are
+# verbs too ("oil", "grease", "test") are left out: "the oil" names no task.
+_TASKS = {
+    "clean": ("clean", "rinse", "wash", "wipe", "flush", "descale", "scrub", "dust"),
+    "replace": ("replace", "change", "swap", "renew"),
+    "check": ("check", "inspect", "examine"),
+    "lubricate": ("lubricate", "lube"),
+    "service": ("service", "overhaul"),
+    "update": ("update", "upgrade"),
+    "calibrate": ("calibrate", "recalibrate"),
+    "charge": ("charge", "recharge"),
+}
+
+
 def _asked_role(question: str) -> str | None:
     """The role a "who is the ..." question asks who fills ("Who is the CEO of Helion?" ->
     "ceo", "who was the release manager for 5.8?" -> "manager"): the person's sentence must
@@ -245,7 +290,11 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
         and not _names_type(t, plan.answer_type)
         and not has_term(read.title, t, read.in_title)
     ]  # fmt: skip
-    named = [t for t in asked if has_term(read.text, t, read.words) or _formed_alike(t, read.words)]
+    said = _tasks(read.sentence.text)  # "rinse it" names the asked "clean"
+    named = [
+        t for t in asked
+        if has_term(read.text, t, read.words) or _formed_alike(t, read.words) or _tasks(t) & said
+    ]  # fmt: skip
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
     codes = {value for _, value in identifiers(plan.query)}

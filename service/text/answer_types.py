@@ -358,6 +358,8 @@ def _unit_named(text: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def _has_quantity(text: str, kind: AnswerType) -> bool:
+    if kind.counted in _PEOPLE:  # "42 plots", "10 m" and "1 March" count no one
+        return bool(_PEOPLE_COUNT.search(text))
     if not kind.families:  # a count ("how many jurors") or an amount: any figure
         return bool(re.search(_NUMBER, text, re.IGNORECASE))
     units = "|".join(_UNITS[f] for f in kind.families)
@@ -366,6 +368,22 @@ def _has_quantity(text: str, kind: AnswerType) -> bool:
     return bool(re.search(rf"{_NUMBER}\s?(?:-\s?)?(?:{units})(?![a-z])", text, re.IGNORECASE))
 
 
+# Nouns that count people. A count of them is a figure before one ("35 names", "up to 6
+# guests") or a figure that ends its phrase ("Harbour seats 14.", "12 at a time").
+_PEOPLE = frozenset(
+    re.findall(
+        r"\w+",
+        "people persons members staff employees workers players students pupils children kids "
+        "adults guests visitors attendees participants passengers names applicants volunteers "
+        "users customers patients residents households families",
+    )
+)
+_PEOPLE_COUNT = re.compile(
+    rf"{_NUMBER}(?:\s+[\w-]+)?\s+(?:{'|'.join(_PEOPLE)})\b|"
+    rf"{_NUMBER}(?=\s*(?:[.,;:)]|$)|\s+(?:at|in|on|of|per|and|or|can|may|will|are|is|were|"
+    r"was|who|to)\b)",
+    re.IGNORECASE,
+)
 _MONEY_FIRST = re.compile(r"(?:[$€£¥]|\b(?:usd|eur|gbp|chf|kr)\b)\s?\d", re.IGNORECASE)
 
 

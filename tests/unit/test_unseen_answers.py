@@ -254,6 +254,35 @@ def test_a_value_for_another_year_is_not_the_asked_one() -> None:
     assert check_typed_value(plan, undated).outcome == "present"
 
 
+def test_a_count_of_people_counts_people() -> None:
+    """Plots, metres and dates are no count of people, nor are plot numbers; a figure before
+    a word for people, or one that ends its phrase, is."""
+    plan = plan_query("How many people are on the waiting list for a garden plot?", "s")
+    kind = plan.answer_type
+    assert kind is not None
+    assert not holds_instance("Millbrook has 42 plots: 30 full plots of 10 m × 5 m.", kind)
+    assert not holds_instance("Rent is due on 1 March.", kind)
+    assert holds_instance("The waiting list has 35 names on it.", kind)
+    assert holds_instance("Harbour seats 14.", kind)
+    labels = _draft("Raised beds are on plots 7 and 8, next to the gate.", "Garden plots")
+    assert check_typed_value(plan, labels).outcome == "missing"
+    devices = plan_query("How many devices can connect to the hotspot at once?", "s")
+    up_to = _draft("Up to 10 devices can connect to the hotspot at once.", "Hotspot")
+    assert check_typed_value(devices, up_to).outcome == "present"
+
+
+def test_a_frequency_is_of_the_asked_task() -> None:
+    """Checking is not replacing; rinsing is a way of cleaning."""
+    replace = plan_query("How often should I replace the brake pads on the Vela City?", "s")
+    check = _draft("Check the brake pads every 1,000 km.", "Vela City")
+    assert check_typed_value(replace, check).outcome == "missing"
+    renew = _draft("Change the brake pads every 5,000 km.", "Vela City")
+    assert check_typed_value(replace, renew).outcome == "present"
+    clean = plan_query("How often should I clean the dishwasher filter?", "s")
+    rinse = _draft("Take the filter out and rinse it every two weeks.", "Dishwasher filter")
+    assert check_typed_value(clean, rinse).outcome == "present"
+
+
 def test_a_river_rises_and_empties() -> None:
     """Where a river starts is where it rises or has its source; where it ends, where it
     empties. A town it flows past is neither."""
