@@ -116,8 +116,12 @@ _MINIMUM_VERSION = re.compile(
     r"\b(?:version\s+|v)?\d+(?:\.\d+)*\s*(?:or|and)\s+(?:later|newer|higher|above|up)\b",
     re.IGNORECASE,
 )
-# A noun and the numbers that name some of them: "plots 7 and 8", "bays 14 to 18".
-_LABEL = re.compile(r"\b(?P<noun>[A-Za-z]+)\s+\d+(?:\s*(?:,|and|or|to|-|–)\s*\d+)*")
+# A noun and the numbers that name some of them: "plots 7 and 8", "bays 14 to 18"; not a
+# verb and a count ("prints 24 pages"), whose number a word goes on from.
+_LABEL = re.compile(
+    r"\b(?P<noun>[A-Za-z]+)\s+\d+(?:\s*(?:,|and|or|to|-|–)\s*\d+)*"
+    r"(?!\d|\s+(?!(?:and|or|to|in|on|at|of|for|with|near|next|are|is|were|was)\b)[A-Za-z])"
+)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
