@@ -375,8 +375,9 @@ def _another_time(read: _Read, asked: Mapping[str, frozenset[str]]) -> bool:
 
 
 def _times_named(text: str) -> dict[str, frozenset[str]]:
-    """The days, seasons and months the text names, by kind, each word as what it covers
-    ("weekdays" -> Monday to Friday) and each range whole ("Tuesday to Saturday")."""
+    """The days, seasons, months and years the text names, by kind, each word as what it
+    covers ("weekdays" -> Monday to Friday) and each range whole ("Tuesday to Saturday",
+    "1974-79")."""
     named: dict[str, set[str]] = {}
     for match in _YEARS.finditer(text):
         start = int(match.group("first"))

@@ -110,7 +110,7 @@ def review_sufficiency(
         <= answerability
         < settings.answerability_confident_threshold
     )
-    intent_ok, intent_detail = _intent(plan, fragments, direct, operands_ok)
+    intent_ok, intent_detail = _intent(plan, fragments, direct, readings, operands_ok)
     gates.append(
         Gate(name="query_intent_coverage", passed=intent_ok, score=1.0 if intent_ok else 0.0,
              detail=intent_detail)
@@ -331,8 +331,13 @@ def _operands(
 
 
 def _intent(
-    plan: QueryPlan, fragments: Sequence[Fragment], direct: Sequence[Fragment], operands_ok: bool
+    plan: QueryPlan,
+    fragments: Sequence[Fragment],
+    direct: Sequence[Fragment],
+    readings: Sequence[Fragment],
+    operands_ok: bool,
 ) -> tuple[bool, str]:
+    """`readings`: the sections and windows of the direct documents (review_sufficiency)."""
     text = "\n".join(f.text for f in fragments if f.role != "background")
     if plan.intent == "how_to":
         ok = bool(_STEPS.search(text)) or any(f.step_starts for f in direct)
@@ -364,8 +369,6 @@ def _intent(
             return True, "asks for a part of the subject, not what it is"
         # The defining sentence may go on past a span the splitter cut ("The Defense of
         # Marriage Act (DOMA) (Pub. L. 104-199 ...) was a United States federal law").
-        own = {f.document_id for f in direct}
-        readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
         ok = any(_DEFINES.search(f.text) for f in (*direct, *readings))
         return ok, "a defining sentence found" if ok else "no defining sentence in direct support"
     return True, "generic question: key-term coverage decides"
