@@ -19,7 +19,13 @@ import msgspec
 from service.answer.composer import Draft, DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
-from service.text.answer_types import AnswerType, holds_instance, names_attribute, unit_word
+from service.text.answer_types import (
+    AnswerType,
+    holds_instance,
+    names_attribute,
+    number_word,
+    unit_word,
+)
 from service.text.identifiers import identifiers
 from service.text.language import function_word
 
@@ -238,9 +244,12 @@ def _another_task(read: _Read, plan: QueryPlan) -> bool:
     return bool(asked) and bool(said) and not asked & said
 
 
-def _tasks(text: str) -> set[str]:
+def _tasks(text: str, families: Mapping[str, tuple[str, ...]] | None = None) -> set[str]:
     words = stems(text)
-    return {task for task, verbs in _TASKS.items() if any(has_term(text, v, words) for v in verbs)}
+    return {
+        name for name, members in (families or _TASKS).items()
+        if any(has_term(text, m, words) for m in members)
+    }  # fmt: skip
 
 
 # Upkeep tasks a manual gives intervals for, each with the verbs that name it. Nouns that are
@@ -254,7 +263,15 @@ _TASKS = {
     "update": ("update", "upgrade"),
     "calibrate": ("calibrate", "recalibrate"),
     "charge": ("charge", "recharge"),
+    "repair": ("repair", "fix", "mend", "correct", "correction"),
 }
+# Words that name one thing another way, for what a sentence names of the question: the upkeep
+# tasks, and a fault ("the projector is broken" / "report any AV fault").
+_FAMILIES = {
+    **_TASKS,
+    "fault": ("broken", "fault", "faulty", "defect", "defective", "damaged", "malfunction",
+              "problem"),
+}  # fmt: skip
 
 
 def _asked_role(question: str) -> str | None:
@@ -291,13 +308,15 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
         and t not in _GRAMMAR and t not in _LIGHT_VERBS and t not in _FRAMES
+        and not number_word(t)  # "four months ago" says when, not what
         and not _names_type(t, plan.answer_type)
         and not has_term(read.title, t, read.in_title)
     ]  # fmt: skip
-    said = _tasks(read.sentence.text)  # "rinse it" names the asked "clean"
+    said = _tasks(read.sentence.text, _FAMILIES)  # "rinse it" names the asked "clean"
     named = [
         t for t in asked
-        if has_term(read.text, t, read.words) or _formed_alike(t, read.words) or _tasks(t) & said
+        if has_term(read.text, t, read.words) or _formed_alike(t, read.words)
+        or _tasks(t, _FAMILIES) & said
     ]  # fmt: skip
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
@@ -544,7 +563,7 @@ _GRAMMAR = frozenset(
         r"\w+",
         "after before during until since under over above below into onto within without "
         "through across per via against along among around every each any some all both "
-        "still already also just only even again away back up down out off now ever yet",
+        "still already also just only even again away back up down out off now ever yet ago",
     )
 )
 

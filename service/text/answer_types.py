@@ -21,7 +21,8 @@ from service.text.language import language_of
 from service.text.text_cache import paragraph_cache
 
 __all__ = [
-    "AnswerType", "TypeName", "expected_type", "holds_instance", "names_attribute", "unit_word",
+    "AnswerType", "TypeName", "expected_type", "holds_instance", "names_attribute", "number_word",
+    "unit_word",
 ]  # fmt: skip
 
 TypeName = Literal[
@@ -318,6 +319,11 @@ def names_attribute(text: str, kind: AnswerType) -> bool:
     cue = _HOW_ATTRIBUTE.search(kind.cue)
     words = _ATTRIBUTE_WORDS.get(cue.group(1).lower()) if cue else None
     return words is None or re.search(rf"\b(?:{words})\b", text, re.IGNORECASE) is not None
+
+
+def number_word(word: str) -> bool:
+    """A number written as a word ("four", "a dozen")."""
+    return re.fullmatch(rf"(?:{_NUMBER_WORDS})", word, re.IGNORECASE) is not None
 
 
 def unit_word(word: str) -> bool:

@@ -283,6 +283,21 @@ def test_a_frequency_is_of_the_asked_task() -> None:
     assert check_typed_value(clean, rinse).outcome == "present"
 
 
+def test_a_fault_and_a_repair_are_named_in_other_words() -> None:
+    """Reporting an AV fault is about a broken projector, a correction about fixing a
+    timesheet; "four months ago" says when, not what. Another thing's fault is not."""
+    broken = plan_query("The projector in Harbour is broken, who should I tell?", "s")
+    wilk = _draft("Tomasz Wilk looks after the projector, so report any AV fault to him.",
+                  "Meeting rooms")  # fmt: skip
+    assert check_typed_value(broken, wilk).outcome == "present"
+    kettle = plan_query("The kettle in the kitchen is broken, who should I tell?", "s")
+    assert check_typed_value(kettle, wilk).outcome == "missing"
+    fixing = plan_query("who do i talk to about fixing a timesheet from four months ago", "s")
+    shah = _draft("Contact Ravi Shah in the payroll team for corrections older than three "
+                  "months.", "Timesheets")  # fmt: skip
+    assert check_typed_value(fixing, shah).outcome == "present"
+
+
 def test_a_river_rises_and_empties() -> None:
     """Where a river starts is where it rises or has its source; where it ends, where it
     empties. A town it flows past is neither."""
