@@ -59,6 +59,17 @@ def _read(sentence: DraftSentence) -> _Read:
                  in_title=stems(title))  # fmt: skip
 
 
+def _readings(
+    plan: QueryPlan, sentences: tuple[DraftSentence, ...]
+) -> tuple[list[bool], list[_Read], list[float | None]]:
+    """Which sentences are quoted, each as the checks read it, and each quoted one's share of
+    what the question asks about (0.0 for the others)."""
+    quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
+    reads = [_read(s) for s in sentences]
+    shares = [_named_share(r, plan) if q else 0.0 for r, q in zip(reads, quoted, strict=True)]
+    return quoted, reads, shares
+
+
 def check_typed_value(
     plan: QueryPlan, draft: Draft, pages: Mapping[str, str] | None = None
 ) -> TypedValue:
@@ -71,9 +82,7 @@ def check_typed_value(
     pages = pages or {}
     asked_ids = identifiers(plan.query)
     asked_times = _times_named(plan.query)
-    quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
-    reads = [_read(s) for s in sentences]
-    shares = [_named_share(r, plan) if q else 0.0 for r, q in zip(reads, quoted, strict=True)]
+    quoted, reads, shares = _readings(plan, sentences)
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i] and holds_instance(_value_text(s.text, plan, kind), kind)
@@ -468,9 +477,7 @@ def stands_for_subject(plan: QueryPlan, draft: Draft, i: int) -> bool:
     kind = plan.answer_type
     sentences = draft.sentences
     refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
-    quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
-    reads = [_read(s) for s in sentences]
-    shares = [_named_share(r, plan) if q else 0.0 for r, q in zip(reads, quoted, strict=True)]
+    quoted, reads, shares = _readings(plan, sentences)
     if kind is None or not (refers or _about(reads[i], shares[i], plan)):
         return False
     return not _better_named_without_value(i, sentences, shares, kind, quoted, leans=False)
