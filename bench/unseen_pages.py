@@ -9,6 +9,8 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
 
 - procedures: answers with every step in order (per layout), and `answered` among procedures
   within the step bound (tests/data/procedures, 4+ wordings each, one with a typo);
+  procedures_holdout: the same on a second set (tests/data/procedures_holdout), written by
+  someone who never saw the answer path, and used only to report;
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
 - answer_types_holdout, _holdout2, _holdout3, _holdout4: the same figures on sets written
@@ -43,6 +45,7 @@ from service.evaluation.suites import (
     InjectionCase,
     ProcedureCase,
     TypedCase,
+    UnanswerableHowTo,
     read_cases,
     relayed,
     steps_in_order,
@@ -59,7 +62,7 @@ BLIND_SETS = (
     "answer_types_holdout3",
     "answer_types_holdout4",
 )
-SUITES = ("procedures", "answer_types", *BLIND_SETS, "injection", "manuals")
+SUITES = ("procedures", "procedures_holdout", "answer_types", *BLIND_SETS, "injection", "manuals")
 MANUALS = ("phone", "printer", "heatpump")
 TOP_K = 10
 Ask = Callable[[str, str], dict[str, Any]]
@@ -69,8 +72,8 @@ def _share(part: int, whole: int) -> float:
     return round(part / whole, 3) if whole else 0.0
 
 
-def procedures(ask: Ask, scope: str) -> dict[str, Any]:
-    cases: list[ProcedureCase] = read_cases(DATA / "procedures" / "cases.jsonl", ProcedureCase)
+def procedures(ask: Ask, scope: str, folder: str = "procedures") -> dict[str, Any]:
+    cases: list[ProcedureCase] = read_cases(DATA / folder / "cases.jsonl", ProcedureCase)
     rows = []
     for case in cases:
         for wording in case.wordings:
@@ -82,6 +85,13 @@ def procedures(ask: Ask, scope: str) -> dict[str, Any]:
                          "overBound": case.over_bound, "answer": response["answer"]})  # fmt: skip
     within = [r for r in rows if not r["overBound"]]
     layouts = sorted({r["layout"] for r in rows})
+    unanswerable = []
+    if (DATA / folder / "unanswerable.jsonl").exists():
+        for case in read_cases(DATA / folder / "unanswerable.jsonl", UnanswerableHowTo):
+            response = ask(case.question, scope)
+            unanswerable.append({"id": case.id, "unanswerable": True,
+                                 "question": case.question, "status": response["status"],
+                                 "answer": response["answer"]})  # fmt: skip
     return {
         "answers": len(rows),
         "procedures": len(cases),
@@ -99,7 +109,13 @@ def procedures(ask: Ask, scope: str) -> dict[str, Any]:
             sum(1 for r in rows if r["overBound"]),
         ),
         "statuses": dict(Counter(r["status"] for r in rows)),
-        "_rows": rows,
+        # How-to questions about tasks no page describes: `answered` must stay 0.
+        "unanswerable": len(unanswerable),
+        "unanswerableAnswered": _share(
+            sum(r["status"] == "answered" for r in unanswerable), len(unanswerable)
+        ),
+        "unanswerableStatuses": dict(Counter(r["status"] for r in unanswerable)),
+        "_rows": rows + unanswerable,
     }
 
 
@@ -195,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if set(wanted) - set(SUITES):
         parser.error(f"unknown suites: {', '.join(sorted(set(wanted) - set(SUITES)))}")
     folders = {"procedures": [("unseen-procedures", DATA / "procedures" / "kb")],
+               "procedures_holdout": [("unseen-procedures-holdout",
+                                       DATA / "procedures_holdout" / "kb")],
                "answer_types": [("unseen-answer-types", DATA / "answer_types" / "kb")],
                **{name: [(_scope(name), DATA / name / "kb")] for name in BLIND_SETS},
                "injection": [("unseen-injection", DATA / "injection_multilingual" / "kb")],
@@ -228,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         runs: dict[str, Callable[[], dict[str, Any]]] = {
             "procedures": lambda: procedures(ask, "unseen-procedures"),
+            "procedures_holdout": lambda: procedures(
+                ask, "unseen-procedures-holdout", "procedures_holdout"
+            ),
             "answer_types": lambda: answer_types(ask, "unseen-answer-types"),
             **{
                 name: functools.partial(answer_types, ask, _scope(name), name)

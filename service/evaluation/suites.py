@@ -43,6 +43,17 @@ class ProcedureCase(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()
 
 
+class UnanswerableHowTo(msgspec.Struct, frozen=True, kw_only=True):
+    """A how-to question about a task no page of the suite describes: its answer must not be
+    `answered`."""
+
+    id: str
+    question: str
+    product_folder: str
+    why_unanswerable: str
+    near_page: str | None = None
+
+
 class TypedCase(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     question: str

@@ -221,11 +221,34 @@ def _procedure_fragment(
         None,
     )
     fragment = _fragment("direct_support", best.rows, "section", top.score + 1.0, kp)
+    if best.span is not None:
+        fragment = _within_span(fragment, best.rows, best.span)
     return msgspec.structs.replace(
         fragment,
         step_starts=best.step_starts,
         heading_path=best.heading_path,
         procedure_named=best.named,
+    )
+
+
+def _within_span(fragment: Fragment, rows: Sequence[Row], span: tuple[int, int]) -> Fragment:
+    """The fragment cut to a procedure that is part of its paragraphs (one task of running
+    text): its text, offsets and lines from `span[0]` to `span[1]`."""
+    lo, hi = span
+    rows = [r for r in rows if int(r["startOffset"]) < hi and int(r["endOffset"]) > lo]
+    first, last = rows[0], rows[-1]
+    head = max(lo - int(first["startOffset"]), 0)
+    pieces = [str(r["text"])[max(lo - int(r["startOffset"]), 0) : hi - int(r["startOffset"])]
+              for r in rows]  # fmt: skip
+    return msgspec.structs.replace(
+        fragment,
+        id=fragment_id(fragment.role, fragment.document_id, lo, hi),
+        start_offset=lo,
+        end_offset=min(hi, int(last["endOffset"])),
+        start_line=int(first["startLine"]) + str(first["text"])[:head].count("\n"),
+        end_line=int(last["startLine"])
+        + str(last["text"])[: hi - int(last["startOffset"])].rstrip().count("\n"),
+        text="\n\n".join(p for p in pieces if p).strip(),
     )
 
 

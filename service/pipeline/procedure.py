@@ -77,6 +77,10 @@ _IMPERATIVE_VERBS = (
 )
 _IMPERATIVE = frozenset(_IMPERATIVE_VERBS.split())
 _MIN_INSTRUCTIONS = 2  # imperative sentences that make running text a procedure
+# A sentence of running text that names a task of its own ("To unlink contacts: From Contacts,
+# tap ..."): the procedure before it ends there, and another begins (a comma makes it a
+# lead-in, not a task: "To access the following features, tap More options:").
+_SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
 _OPTIONS_AFTER = 12  # paragraphs a closing "... the following options:" step keeps after it
@@ -90,6 +94,19 @@ class Procedure(msgspec.Struct, frozen=True, kw_only=True):
     heading_path: tuple[str, ...]  # the section that holds the steps
     score: float  # how well the procedure's section names the question's terms
     named: float  # the share of the question's terms its headings and introduction name
+    # Absolute (start, end) offsets when the procedure is part of its paragraphs only (one of
+    # the tasks of running text, _SUBTASK); None when it is the rows whole.
+    span: tuple[int, int] | None = None
+
+
+class _Block(msgspec.Struct, frozen=True):
+    """One run of ordered steps found in a document, before it is scored."""
+
+    layout: Layout
+    rows: list[Row]
+    starts: list[int]  # absolute offset of each step
+    span: tuple[int, int] | None = None  # see Procedure.span
+    task: str = ""  # the task a _SUBTASK sentence names, read as a heading of the steps
 
 
 def find_procedure(
@@ -107,14 +124,15 @@ def find_procedure(
     names a fifth of the terms or holds one of the three best hits."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     best: tuple[float, Procedure] | None = None
-    for layout, block, starts in _blocks(ordered):
+    for found_block in _blocks(ordered):
+        layout, block, starts = found_block.layout, found_block.rows, found_block.starts
         ids = {str(r["paragraphId"]) for r in block}
         sections = {_path(r) for r in block} | {_path(r)[:-1] for r in block if layout ==
                                                 "heading_per_step"}  # fmt: skip
         hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
-        named = _coverage(block, _rows_before(ordered, block), terms)
+        named = _coverage(found_block, _rows_before(ordered, block), terms)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
         held = hit_rank is not None and hit_rank <= 2
@@ -131,22 +149,22 @@ def find_procedure(
         region = block if layout == "instructions" else _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
                           heading_path=_path(block[0]), score=round(score, 3),
-                          named=round(named, 3))  # fmt: skip
+                          named=round(named, 3), span=found_block.span)  # fmt: skip
         if best is None or score > best[0]:
             best = (score, found)
     return best[1] if best else None
 
 
-def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
-    """Every run of ordered steps in the document: (layout, its rows, each step's offset)."""
-    blocks: list[tuple[Layout, list[Row], list[int]]] = []
+def _blocks(rows: Sequence[Row]) -> list[_Block]:
+    """Every run of ordered steps in the document."""
+    blocks: list[_Block] = []
     for row in rows:
         text, kind, start = str(row["text"]), str(row["kind"]), int(row["startOffset"])
         if kind == "list":
             items = list(_ITEM.finditer(text))
             if len(items) >= 2:
                 layout: Layout = "numbered" if items[0].group("mark")[0].isdigit() else "bulleted"
-                blocks.append((layout, [row], [start + m.start() for m in items]))
+                blocks.append(_Block(layout, [row], [start + m.start() for m in items]))
         elif kind == "table":
             lines = text.split("\n")
             # A first column counting 1, 2, 3, ... (not "1 to 5", "6 to 12" of a settings table)
@@ -161,21 +179,42 @@ def _blocks(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
                 and (_TABLE_STEP.match(lines[0]) or numbered)
             ):
                 offsets = [sum(len(x) + 1 for x in lines[:i]) for i in range(2, len(lines))]
-                blocks.append(("table", [row], [start + o for o in offsets]))
+                blocks.append(_Block("table", [row], [start + o for o in offsets]))
     blocks += _runs(rows, "step_paragraphs", lambda r: bool(_STEP_PARAGRAPH.match(str(r["text"]))))
     blocks += _heading_steps(rows)
     blocks += [
         b for b in _runs(rows, "sequence", lambda r: bool(_SEQUENCE.match(str(r["text"]))))
-        if len(b[1]) >= 3 and _OPENS_SEQUENCE.match(str(b[1][0]["text"]))
+        if len(b.rows) >= 3 and _OPENS_SEQUENCE.match(str(b.rows[0]["text"]))
     ]  # fmt: skip
     # Running text is a procedure only in a section where no other layout found one: the
     # introduction of a table or of "First, ... Next, ..." paragraphs is not a rival to it.
-    laid_out = {_path(r)[:depth] for _, block, _ in blocks for r in block
+    laid_out = {_path(r)[:depth] for b in blocks for r in b.rows
                 for depth in (len(_path(r)), len(_path(r)) - 1)}  # fmt: skip
-    blocks += [(layout, _with_options(rows, block), starts)
-               for layout, block, starts in _instruction_runs(rows)
-               if _path(block[-1]) not in laid_out]  # fmt: skip
+    blocks += [
+        task if task.span else msgspec.structs.replace(task, rows=_with_options(rows, task.rows))
+        for run in _instruction_runs(rows) if _path(run.rows[-1]) not in laid_out
+        for task in _tasks(run)
+    ]  # fmt: skip
     return blocks
+
+
+def _tasks(run: _Block) -> list[_Block]:
+    """Running text split where a sentence names a task of its own (_SUBTASK): each task with
+    `_MIN_INSTRUCTIONS` steps is a procedure, from its "To ...:" sentence to the next one."""
+    cuts = [(start, match.group("task")) for row in run.rows for s in
+            split_sentences(str(row["text"])) if (start := int(row["startOffset"]) + s.start)
+            in run.starts and (match := _SUBTASK.match(s.text))]  # fmt: skip
+    if not cuts:
+        return [run]
+    end = int(run.rows[-1]["endOffset"])
+    bounds = [(int(run.rows[0]["startOffset"]), ""), *cuts, (end, "")]
+    tasks = []
+    for (lo, task), (hi, _) in itertools.pairwise(bounds):
+        starts = [s for s in run.starts if lo <= s < hi]
+        rows = [r for r in run.rows if int(r["startOffset"]) < hi and int(r["endOffset"]) > lo]
+        if len(starts) >= _MIN_INSTRUCTIONS:
+            tasks.append(_Block("instructions", rows, starts, span=(lo, hi), task=task))
+    return tasks
 
 
 def _with_options(rows: Sequence[Row], block: list[Row]) -> list[Row]:
@@ -193,11 +232,11 @@ def _with_options(rows: Sequence[Row], block: list[Row]) -> list[Row]:
     return [*block, *after]
 
 
-def _instruction_runs(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
+def _instruction_runs(rows: Sequence[Row]) -> list[_Block]:
     """Adjacent prose paragraphs of one section that hold instructions, each instruction
     sentence a step, when they are at least `_MIN_INSTRUCTIONS`; the paragraph right before
     the run, in its section, introduces it."""
-    runs: list[tuple[Layout, list[Row], list[int]]] = []
+    runs: list[_Block] = []
     current: list[Row] = []
     starts: list[int] = []
     before: Row | None = None
@@ -205,7 +244,7 @@ def _instruction_runs(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list
     def close() -> None:
         if len(starts) >= _MIN_INSTRUCTIONS:
             intro = [before] if before is not None and _path(before) == _path(current[0]) else []
-            runs.append(("instructions", [*intro, *current], list(starts)))
+            runs.append(_Block("instructions", [*intro, *current], list(starts)))
 
     for row in rows:
         found = (
@@ -234,12 +273,10 @@ def _instructs(sentence: str) -> bool:
     return verb.lower() in _IMPERATIVE and (verb[0].isupper() or match.start("verb") > 0)
 
 
-def _runs(
-    rows: Sequence[Row], layout: Layout, is_step: Any
-) -> list[tuple[Layout, list[Row], list[int]]]:
+def _runs(rows: Sequence[Row], layout: Layout, is_step: Any) -> list[_Block]:
     """Runs of 2+ prose paragraphs that are steps, adjacent in one section (a short paragraph
     between two steps, a warning, stays inside the run)."""
-    runs: list[tuple[Layout, list[Row], list[int]]] = []
+    runs: list[_Block] = []
     current: list[Row] = []
     gap: list[Row] = []
     for row in rows:
@@ -253,22 +290,22 @@ def _runs(
         else:
             if len([r for r in current if is_step(r)]) >= 2:
                 steps = [int(r["startOffset"]) for r in current if is_step(r)]
-                runs.append((layout, current, steps))
+                runs.append(_Block(layout, current, steps))
             current = [row] if prose and is_step(row) else []
             gap = []
     if len([r for r in current if is_step(r)]) >= 2:
-        runs.append((layout, current, [int(r["startOffset"]) for r in current if is_step(r)]))
+        runs.append(_Block(layout, current, [int(r["startOffset"]) for r in current if is_step(r)]))
     return runs
 
 
-def _heading_steps(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[int]]]:
+def _heading_steps(rows: Sequence[Row]) -> list[_Block]:
     """Sibling headings that each name one step, with the paragraphs under them."""
     groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
         path = _path(row)
         if path and STEP_HEADING.match(path[-1]):
             groups.setdefault(path[:-1], []).append(row)
-    blocks: list[tuple[Layout, list[Row], list[int]]] = []
+    blocks: list[_Block] = []
     for group in groups.values():
         headings = list(dict.fromkeys(_path(r)[-1] for r in group))
         if len(headings) < 2:
@@ -276,7 +313,7 @@ def _heading_steps(rows: Sequence[Row]) -> list[tuple[Layout, list[Row], list[in
         first: dict[str, int] = {}
         for row in group:
             first.setdefault(_path(row)[-1], int(row["startOffset"]))
-        blocks.append(("heading_per_step", group, [first[h] for h in headings]))
+        blocks.append(_Block("heading_per_step", group, [first[h] for h in headings]))
     return blocks
 
 
@@ -314,15 +351,23 @@ def _rows_before(rows: Sequence[Row], block: Sequence[Row]) -> list[Row]:
     return [rows[at - 1]] if at > 0 else []
 
 
-def _coverage(block: Sequence[Row], before: Sequence[Row], terms: Sequence[str]) -> float:
-    """How well the block's own headings (weight 0.7) and its introduction and first lines (0.3)
-    name the question's terms; a word one typing slip away counts ("brurs" names "burrs")."""
+def _coverage(block: _Block, before: Sequence[Row], terms: Sequence[str]) -> float:
+    """How well the block's own headings and the task it names (weight 0.7) and its
+    introduction and first lines (0.3) name the question's terms; a word one typing slip away
+    counts ("brurs" names "burrs")."""
     if not terms:
         return 0.0
-    titles = list(_path(block[0]))
+    titles = list(_path(block.rows[0]))
     if len(titles) > 1 and STEP_HEADING.match(titles[-1]):
         titles = titles[:-1]  # a step heading names the step, not the procedure
-    lines = " ".join(str(r["text"])[:_INTRO_CHARS] for r in (*before, block[0]))
+    if block.span is not None:
+        # A task of running text: its own "To ...:" name and words, not the other tasks'.
+        first = block.rows[0]
+        at = max(block.span[0] - int(first["startOffset"]), 0)
+        titles.append(block.task)
+        lines = str(first["text"])[at : at + _INTRO_CHARS]
+        return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
+    lines = " ".join(str(r["text"])[:_INTRO_CHARS] for r in (*before, block.rows[0]))
     return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
 
 

@@ -1,6 +1,6 @@
 from typing import Any
 
-from service.pipeline.augment import _direct, _window, fragment_id
+from service.pipeline.augment import _direct, _fragment, _window, _within_span, fragment_id
 from service.pipeline.retrieval import Hit
 
 
@@ -45,3 +45,19 @@ def test_window_is_narrow_inside_tables() -> None:
         rows, _hit(5, ("Doc", "A"), kind="table"), radius=5, taken={"p5"}, structured_radius=2
     )
     assert [r["ordinal"] for r in window] == [3, 4, 6, 7]
+
+
+def test_a_procedure_within_its_paragraphs_is_cut_to_its_span() -> None:
+    """One task of running text ("To unlink contacts: ...") quotes its own sentences only:
+    the fragment's text, offsets and lines are those of the span."""
+    rows = [_row(0, ("Doc", "A")), _row(1, ("Doc", "A"))]
+    rows[1]["text"] = "Tap Link.\nTo unlink: tap Unlink.\nTap Done."
+    rows[1]["endOffset"] = int(rows[1]["startOffset"]) + len(rows[1]["text"])
+    lo = int(rows[1]["startOffset"]) + rows[1]["text"].index("To unlink")
+    hi = int(rows[1]["startOffset"]) + rows[1]["text"].index("Tap Done")
+    whole = _fragment("direct_support", rows, "section", 1.0, None)
+    cut = _within_span(whole, rows, (lo, hi))
+    assert cut.text == "To unlink: tap Unlink."
+    assert (cut.start_offset, cut.end_offset) == (lo, hi)
+    assert (cut.start_line, cut.end_line) == (int(rows[1]["startLine"]) + 1,) * 2
+    assert cut.id == fragment_id("direct_support", "d", lo, hi) != whole.id

@@ -478,6 +478,28 @@ def test_instructions_keep_the_options_their_last_step_introduces() -> None:
     assert found is not None and [r["paragraphId"] for r in found.rows] == ["p0", "p1", "p2"]
 
 
+def test_a_task_named_inside_running_text_is_a_procedure_of_its_own() -> None:
+    """ "To unlink contacts:" ends the linking steps and begins its own: a question about
+    linking gets the linking steps only, one about unlinking the unlinking steps only."""
+    section = ("Contacts", "Link contacts")
+    text = ("Consolidate contact information by linking entries. From Contacts, tap the "
+            "contact. Tap More options > Link. Tap Link. To unlink contacts: From Contacts, "
+            "tap the contact. Tap Unlink beside contacts.")  # fmt: skip
+    rows = _rows(("paragraph", text, section), ("paragraph", "Groups sort contacts.",
+                                                ("Contacts", "Groups")))  # fmt: skip
+    unlink = text.index("To unlink")
+    linking = find_procedure(rows, ["p0"], ("link", "contact"), asked=True)
+    assert linking is not None and linking.span == (0, unlink)
+    assert linking.step_starts == (text.index("From Contacts"), text.index("Tap More"),
+                                   text.index("Tap Link"))  # fmt: skip
+    unlinking = find_procedure(rows, ["p0"], ("unlink", "contacts"), asked=True)
+    assert unlinking is not None and unlinking.span == (unlink, len(text))
+    # "To ..., tap" is a lead-in of one step, not a task of its own.
+    lead = text.replace("To unlink contacts:", "To unlink contacts, first")
+    whole = find_procedure(_rows(("paragraph", lead, section)), ["p0"], ("unlink",), asked=True)
+    assert whole is not None and whole.span is None
+
+
 def test_a_typo_still_names_the_right_procedure() -> None:
     rows = _rows(
         ("paragraph", "Step 1: Lift the burr out.", ("Manual", "Cleaning the burrs")),
