@@ -56,7 +56,16 @@ def review_sufficiency(
     # span, its section or its window): the source found names it, whatever span matched.
     own = {f.document_id for f in direct}
     readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
-    covered, missing = _coverage(plan, [*direct, *readings], named)
+    # A question answered with a procedure is answered with its steps alone (composer.select):
+    # what its page names (the steps, their headings, the sections read around them) is what
+    # the answer covers, not the other pages' spans beside it.
+    procedure = next((f for f in direct if f.step_starts), None)
+    judged = (
+        [*direct, *readings]
+        if procedure is None
+        else [procedure, *(f for f in readings if f.document_id == procedure.document_id)]
+    )
+    covered, missing = _coverage(plan, judged, named)
     terms = [t for t in plan.terms if t not in ANSWER_FRAMES]
     coverage = len(covered) / len(terms) if terms else (1.0 if direct else 0.0)
     operands_ok, operand_detail = _operands(plan, direct, operand_points)
