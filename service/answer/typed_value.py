@@ -17,6 +17,7 @@ from typing import Literal
 import msgspec
 
 from service.answer.composer import Draft, DraftSentence
+from service.answer.sufficiency.tasks import FAMILIES, tasks_named
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.text.answer_types import (
@@ -249,38 +250,8 @@ def _another_task(read: _Read, plan: QueryPlan) -> bool:
     kind = plan.answer_type
     if kind is None or kind.name != "frequency":
         return False
-    asked, said = _tasks(plan.query), _tasks(read.sentence.text)
+    asked, said = tasks_named(plan.query), tasks_named(read.sentence.text)
     return bool(asked) and bool(said) and not asked & said
-
-
-def _tasks(text: str, families: Mapping[str, tuple[str, ...]] | None = None) -> set[str]:
-    words = stems(text)
-    return {
-        name for name, members in (families or _TASKS).items()
-        if any(has_term(text, m, words) for m in members)
-    }  # fmt: skip
-
-
-# Upkeep tasks a manual gives intervals for, each with the verbs that name it. Nouns that are
-# verbs too ("oil", "grease", "test") are left out: "the oil" names no task.
-_TASKS = {
-    "clean": ("clean", "rinse", "wash", "wipe", "flush", "descale", "scrub", "dust"),
-    "replace": ("replace", "change", "swap", "renew"),
-    "check": ("check", "inspect", "examine"),
-    "lubricate": ("lubricate", "lube"),
-    "service": ("service", "overhaul"),
-    "update": ("update", "upgrade"),
-    "calibrate": ("calibrate", "recalibrate"),
-    "charge": ("charge", "recharge"),
-    "repair": ("repair", "fix", "mend", "correct", "correction"),
-}
-# Words that name one thing another way, for what a sentence names of the question: the upkeep
-# tasks, and a fault ("the projector is broken" / "report any AV fault").
-_FAMILIES = {
-    **_TASKS,
-    "fault": ("broken", "fault", "faulty", "defect", "defective", "damaged", "malfunction",
-              "problem"),
-}  # fmt: skip
 
 
 def _asked_role(question: str) -> str | None:
@@ -321,11 +292,11 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
         and not _names_type(t, plan.answer_type)
         and not has_term(read.title, t, read.in_title)
     ]  # fmt: skip
-    said = _tasks(read.sentence.text, _FAMILIES)  # "rinse it" names the asked "clean"
+    said = tasks_named(read.sentence.text, FAMILIES)  # "rinse it" names the asked "clean"
     named = [
         t for t in asked
         if has_term(read.text, t, read.words) or _formed_alike(t, read.words)
-        or _tasks(t, _FAMILIES) & said
+        or tasks_named(t, FAMILIES) & said
     ]  # fmt: skip
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.

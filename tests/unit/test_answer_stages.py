@@ -20,7 +20,7 @@ from service.answer.sufficiency import (
     review_sufficiency,
 )
 from service.answer.typed_value import check_typed_value
-from service.pipeline.evidence import SourceDecision
+from service.pipeline.evidence import Fragment, SourceDecision
 from service.pipeline.retrieval import Hit
 from service.question.runner import answerability_candidates
 from service.settings import AnswerSettings, PipelineSettings
@@ -698,3 +698,25 @@ def test_a_piece_that_opens_with_a_comma_continues_the_sentence_before_it() -> N
         "Every day at 11: 00 a.m. , the ducks are escorted to the lobby.",
         "They return at 5: 00 p.m.",
     ]
+
+
+def test_a_procedure_for_another_task_does_not_answer_how_to_do_the_asked_one() -> None:
+    """Calibrating is not replacing: steps under "Calibrating the sensor" leave "How do I
+    replace the sensor?" partial, naming the asked task; the same steps answer how to
+    calibrate it, and a heading that names no task ("Water glass") is not judged."""
+    data = rows()
+    steps = (data[2]["startOffset"], data[3]["startOffset"])
+
+    def procedure(heading: str) -> Fragment:
+        return msgspec.structs.replace(
+            fragment(data[2]), end_offset=data[3]["endOffset"], step_starts=steps,
+            heading_path=("Water glass", heading, "Step 1: Dilute"),
+            text=f"{data[2]['text']}\n\n{data[3]['text']}")  # fmt: skip
+
+    calibrating = pack_of({0: "parent_context"}, extra=(procedure("Calibrating the sensor"),))
+    review = _review("How do I replace the water glass sensor?", calibrating)
+    assert review.degradation == "partial_coverage" and review.missing_terms[0] == "replace"
+    assert not next(g for g in review.gates if g.name == "query_intent_coverage").passed
+    assert _review("How do I calibrate the water glass sensor?", calibrating).degradation == "none"
+    untitled = pack_of({0: "parent_context"}, extra=(procedure("Sensor"),))
+    assert _review("How do I replace the water glass sensor?", untitled).degradation == "none"

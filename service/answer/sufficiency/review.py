@@ -21,10 +21,12 @@ from service.answer.sufficiency.model import (
     Status,
     SufficiencyReview,
 )
+from service.answer.sufficiency.tasks import tasks_named
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
+from service.pipeline.procedure import STEP_HEADING
 from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
@@ -66,6 +68,11 @@ def review_sufficiency(
         else [procedure, *(f for f in readings if f.document_id == procedure.document_id)]
     )
     covered, missing = _coverage(plan, judged, named)
+    # A procedure for another task ("Calibrating the torque sensor" for how to replace it) is
+    # no answer to how to do the asked one: the words naming the asked task are not covered.
+    other_task = _other_task(plan, procedure) if procedure is not None else ()
+    covered = [t for t in covered if t not in other_task]
+    missing = [*other_task, *(t for t in missing if t not in other_task)]
     terms = [t for t in plan.terms if t not in ANSWER_FRAMES]
     coverage = len(covered) / len(terms) if terms else (1.0 if direct else 0.0)
     operands_ok, operand_detail = _operands(plan, direct, operand_points)
@@ -120,6 +127,10 @@ def review_sufficiency(
         < settings.answerability_confident_threshold
     )
     intent_ok, intent_detail = _intent(plan, fragments, direct, readings, operands_ok)
+    if procedure is not None and other_task:
+        intent_ok, intent_detail = False, (
+            f"the procedure found ({' > '.join(procedure.heading_path)}) is for another task "
+            f"than {', '.join(other_task)}")  # fmt: skip
     gates.append(
         Gate(name="query_intent_coverage", passed=intent_ok, score=1.0 if intent_ok else 0.0,
              detail=intent_detail)
@@ -337,6 +348,17 @@ def _operands(
     if missing:
         return False, f"no direct support for compare operand(s): {', '.join(missing)}"
     return True, "both compare operands have direct support"
+
+
+def _other_task(plan: QueryPlan, procedure: Fragment) -> tuple[str, ...]:
+    """The question's terms that name the task it asks how to do, when the procedure's own
+    heading names another task and not that one (tasks.TASKS: "replacing" against
+    "Calibrating the torque sensor"); () when either names no task or both name the same."""
+    heading = next((h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")
+    asked, done = tasks_named(plan.query), tasks_named(heading)
+    if not asked or not done or asked & done:
+        return ()
+    return tuple(t for t in plan.terms if tasks_named(t) & asked)
 
 
 def _intent(
