@@ -57,26 +57,6 @@ def test_covered_question_is_sufficient() -> None:
     }  # fmt: skip
 
 
-def test_a_procedure_answer_is_judged_on_what_its_page_names() -> None:
-    """A how-to answered with a procedure gives its steps alone: terms only another page's span
-    names ("curing temperature") leave the answer partial, naming them; the steps' own page
-    covering the question leaves it answered."""
-    data = rows()
-    steps = (data[2]["startOffset"], data[3]["startOffset"])
-    procedure = msgspec.structs.replace(
-        fragment(data[2]), end_offset=data[3]["endOffset"], step_starts=steps,
-        text=f"{data[2]['text']}\n\n{data[3]['text']}")  # fmt: skip
-    other = {
-        **rows(path="kb/oven.md", document_id="d_oven")[0],
-        "text": "Change the curing temperature of water glass with the oven dial.",
-    }
-    pack = pack_of({0: "parent_context"}, extra=(procedure, fragment(other)))
-    review = _review("How do I change the curing temperature of water glass?", pack)
-    assert review.degradation == "partial_coverage"
-    assert {"change", "temperature"} <= set(review.missing_terms)
-    assert _review("How do I dilute water glass?", pack).degradation == "none"
-
-
 def test_no_direct_support_is_insufficient() -> None:
     review = _review("what is water glass?", pack=pack_of({1: "parent_context"}))
     assert (review.status, review.degradation) == ("insufficient", "insufficient_evidence")

@@ -58,16 +58,8 @@ def review_sufficiency(
     # span, its section or its window): the source found names it, whatever span matched.
     own = {f.document_id for f in direct}
     readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
-    # A question answered with a procedure is answered with its steps alone (composer.select):
-    # what its page names (the steps, their headings, the sections read around them) is what
-    # the answer covers, not the other pages' spans beside it.
+    covered, missing = _coverage(plan, [*direct, *readings], named)
     procedure = next((f for f in direct if f.step_starts), None)
-    judged = (
-        [*direct, *readings]
-        if procedure is None
-        else [procedure, *(f for f in readings if f.document_id == procedure.document_id)]
-    )
-    covered, missing = _coverage(plan, judged, named)
     # A procedure for another task ("Calibrating the torque sensor" for how to replace it) is
     # no answer to how to do the asked one: the words naming the asked task are not covered.
     other_task = _other_task(plan, procedure) if procedure is not None else ()
