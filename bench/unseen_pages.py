@@ -10,7 +10,9 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
 - procedures: answers with every step in order (per layout), and `answered` among procedures
   within the step bound (tests/data/procedures, 4+ wordings each, one with a typo);
   procedures_holdout: the same on a second set (tests/data/procedures_holdout), written by
-  someone who never saw the answer path, and used only to report;
+  someone who never saw the answer path, to report (docs/benchmarks.md says where its figures
+  decided something); both sets also count how-to questions about tasks no page describes
+  (unanswerable.jsonl) that come back `answered`;
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
 - answer_types_holdout, _holdout2, _holdout3, _holdout4: the same figures on sets written

@@ -248,7 +248,7 @@ def _within_span(fragment: Fragment, rows: Sequence[Row], span: tuple[int, int])
         start_line=int(first["startLine"]) + str(first["text"])[:head].count("\n"),
         end_line=int(last["startLine"])
         + str(last["text"])[: hi - int(last["startOffset"])].rstrip().count("\n"),
-        text="\n\n".join(p for p in pieces if p).strip(),
+        text="\n\n".join(p for p in pieces if p),
     )
 
 

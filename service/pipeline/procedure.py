@@ -80,7 +80,7 @@ _MIN_INSTRUCTIONS = 2  # imperative sentences that make running text a procedure
 # A sentence of running text that names a task of its own ("To unlink contacts: From Contacts,
 # tap ..."): the procedure before it ends there, and another begins (a comma makes it a
 # lead-in, not a task: "To access the following features, tap More options:").
-_SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
+SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
 _OPTIONS_AFTER = 12  # paragraphs a closing "... the following options:" step keeps after it
@@ -191,30 +191,48 @@ def _blocks(rows: Sequence[Row]) -> list[_Block]:
     laid_out = {_path(r)[:depth] for b in blocks for r in b.rows
                 for depth in (len(_path(r)), len(_path(r)) - 1)}  # fmt: skip
     blocks += [
-        task if task.span else msgspec.structs.replace(task, rows=_with_options(rows, task.rows))
-        for run in _instruction_runs(rows) if _path(run.rows[-1]) not in laid_out
-        for task in _tasks(run)
+        task for run in _instruction_runs(rows) if _path(run.rows[-1]) not in laid_out
+        for task in _tasks(msgspec.structs.replace(run, rows=_with_options(rows, run.rows)))
     ]  # fmt: skip
     return blocks
 
 
 def _tasks(run: _Block) -> list[_Block]:
-    """Running text split where a sentence names a task of its own (_SUBTASK): each task with
-    `_MIN_INSTRUCTIONS` steps is a procedure, from its "To ...:" sentence to the next one."""
-    cuts = [(start, match.group("task")) for row in run.rows for s in
-            split_sentences(str(row["text"])) if (start := int(row["startOffset"]) + s.start)
-            in run.starts and (match := _SUBTASK.match(s.text))]  # fmt: skip
+    """Running text split where a sentence names a task of its own (SUBTASK): each task with
+    `_MIN_INSTRUCTIONS` steps is a procedure, from its "To ...:" sentence to the end of its last
+    sentence, named by that sentence's task (the first one by its opening sentence). Steps
+    before the first such sentence too few to be a procedure of their own join the first task;
+    a later task of one step is none, but still ends the task before it."""
+    sentences = [(int(row["startOffset"]) + s.start, int(row["startOffset"]) + s.end, s.text)
+                 for row in run.rows for s in split_sentences(str(row["text"]))]  # fmt: skip
+    cuts = [(lo, m.group("task")) for lo, _, text in sentences
+            if lo in run.starts and (m := SUBTASK.match(text))]  # fmt: skip
+    while cuts and _joins_first_task(run, cuts[0][0]):
+        cuts = cuts[1:]  # "Open Contacts. To link: ..." keeps its first step
     if not cuts:
         return [run]
-    end = int(run.rows[-1]["endOffset"])
-    bounds = [(int(run.rows[0]["startOffset"]), ""), *cuts, (end, "")]
+    first = (sentences[0][0], sentences[0][2]) if sentences else (cuts[0][0], "")
+    bounds = [first, *cuts, (int(run.rows[-1]["endOffset"]), "")]
     tasks = []
-    for (lo, task), (hi, _) in itertools.pairwise(bounds):
-        starts = [s for s in run.starts if lo <= s < hi]
+    for (lo, task), (next_lo, _) in itertools.pairwise(bounds):
+        starts = [s for s in run.starts if lo <= s < next_lo]
+        # The last task runs to its rows' end (options after it included); the others end with
+        # their last sentence, not the space before the next task's.
+        hi = next_lo if next_lo == bounds[-1][0] else max(
+            e for b, e, _ in sentences if lo <= b < next_lo)  # fmt: skip
         rows = [r for r in run.rows if int(r["startOffset"]) < hi and int(r["endOffset"]) > lo]
         if len(starts) >= _MIN_INSTRUCTIONS:
             tasks.append(_Block("instructions", rows, starts, span=(lo, hi), task=task))
     return tasks
+
+
+def _joins_first_task(run: _Block, cut: int) -> bool:
+    """The steps before the first named task are too few to stand alone and share its
+    paragraph ("Open Contacts. To link contacts: ..."): they are its first steps. One step in
+    a paragraph of its own ("Mount the sensor on the north wall.") is another task."""
+    before = [s for s in run.starts if s < cut]
+    row = next(r for r in run.rows if int(r["startOffset"]) <= cut < int(r["endOffset"]))
+    return len(before) < _MIN_INSTRUCTIONS and all(s >= int(row["startOffset"]) for s in before)
 
 
 def _with_options(rows: Sequence[Row], block: list[Row]) -> list[Row]:
@@ -266,7 +284,8 @@ def _instruction_runs(rows: Sequence[Row]) -> list[_Block]:
 
 
 def _instructs(sentence: str) -> bool:
-    match = _INSTRUCTION.match(sentence)
+    task = SUBTASK.match(sentence)  # "To unlink contacts: Tap the contact." instructs
+    match = _INSTRUCTION.match(sentence[task.end() :] if task else sentence)
     if match is None:
         return False
     verb = match.group("verb")
@@ -352,23 +371,27 @@ def _rows_before(rows: Sequence[Row], block: Sequence[Row]) -> list[Row]:
 
 
 def _coverage(block: _Block, before: Sequence[Row], terms: Sequence[str]) -> float:
-    """How well the block's own headings and the task it names (weight 0.7) and its
-    introduction and first lines (0.3) name the question's terms; a word one typing slip away
-    counts ("brurs" names "burrs")."""
+    """How well the block's own headings (weight 0.7) and its introduction and first lines (0.3)
+    name the question's terms; a word one typing slip away counts ("brurs" names "burrs"). A
+    task of running text is also named by its task and read within its span only, word by word:
+    "To unlink contacts:" does not name "link"."""
     if not terms:
         return 0.0
     titles = list(_path(block.rows[0]))
     if len(titles) > 1 and STEP_HEADING.match(titles[-1]):
         titles = titles[:-1]  # a step heading names the step, not the procedure
-    if block.span is not None:
-        # A task of running text: its own "To ...:" name and words, not the other tasks'.
-        first = block.rows[0]
-        at = max(block.span[0] - int(first["startOffset"]), 0)
-        titles.append(block.task)
-        lines = str(first["text"])[at : at + _INTRO_CHARS]
+    if block.span is None:
+        lines = " ".join(str(r["text"])[:_INTRO_CHARS] for r in (*before, block.rows[0]))
         return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
-    lines = " ".join(str(r["text"])[:_INTRO_CHARS] for r in (*before, block.rows[0]))
-    return 0.7 * _named(" ".join(titles), terms) + 0.3 * _named(lines, terms)
+    first = block.rows[0]
+    at = max(block.span[0] - int(first["startOffset"]), 0)
+    lines = str(first["text"])[
+        at : min(at + _INTRO_CHARS, block.span[1] - int(first["startOffset"]))
+    ]
+    headings, task, text = _words_of(" ".join(titles)), _words_of(block.task), _words_of(lines)
+    named = [t for t in terms if _names(t, *headings) or any(_close(t, w) for w in task[0])]
+    said = [t for t in terms if any(_close(t, w) for w in text[0])]
+    return 0.7 * len(named) / len(terms) + 0.3 * len(said) / len(terms)
 
 
 def _named(text: str, terms: Sequence[str]) -> float:

@@ -700,3 +700,10 @@ def test_a_procedure_for_another_task_does_not_answer_how_to_do_the_asked_one() 
     assert _review("How do I calibrate the water glass sensor?", calibrating).degradation == "none"
     untitled = pack_of({0: "parent_context"}, extra=(procedure("Sensor"),))
     assert _review("How do I replace the water glass sensor?", untitled).degradation == "none"
+    # A task of running text is named by its "To ...:", not by its section's heading.
+    task = msgspec.structs.replace(
+        procedure("Replacing the sensor"),
+        text="To calibrate the sensor: dilute the water glass. Brush it on.")  # fmt: skip
+    split = pack_of({0: "parent_context"}, extra=(task,))
+    assert _review("How do I calibrate the water glass sensor?", split).degradation == "none"
+    assert _review("How do I replace the water glass sensor?", split).missing_terms[0] == "replace"

@@ -54,10 +54,18 @@ def test_a_procedure_within_its_paragraphs_is_cut_to_its_span() -> None:
     rows[1]["text"] = "Tap Link.\nTo unlink: tap Unlink.\nTap Done."
     rows[1]["endOffset"] = int(rows[1]["startOffset"]) + len(rows[1]["text"])
     lo = int(rows[1]["startOffset"]) + rows[1]["text"].index("To unlink")
-    hi = int(rows[1]["startOffset"]) + rows[1]["text"].index("Tap Done")
+    hi = int(rows[1]["startOffset"]) + rows[1]["text"].index("\nTap Done")
     whole = _fragment("direct_support", rows, "section", 1.0, None)
     cut = _within_span(whole, rows, (lo, hi))
     assert cut.text == "To unlink: tap Unlink."
     assert (cut.start_offset, cut.end_offset) == (lo, hi)
     assert (cut.start_line, cut.end_line) == (int(rows[1]["startLine"]) + 1,) * 2
     assert cut.id == fragment_id("direct_support", "d", lo, hi) != whole.id
+
+
+def test_a_span_across_paragraphs_keeps_each_paragraph_s_part() -> None:
+    rows = [_row(0, ("Doc", "A")), _row(1, ("Doc", "A")), _row(2, ("Doc", "A"))]
+    whole = _fragment("direct_support", rows, "section", 1.0, None)
+    cut = _within_span(whole, rows, (rows[0]["startOffset"] + 2, rows[1]["startOffset"] + 4))
+    assert cut.text == "xt 0\n\ntext"
+    assert (cut.start_line, cut.end_line) == (1, 2)

@@ -478,26 +478,47 @@ def test_instructions_keep_the_options_their_last_step_introduces() -> None:
     assert found is not None and [r["paragraphId"] for r in found.rows] == ["p0", "p1", "p2"]
 
 
-def test_a_task_named_inside_running_text_is_a_procedure_of_its_own() -> None:
+@pytest.mark.parametrize("heading", ["Link contacts", "Managing contacts"])
+def test_a_task_named_inside_running_text_is_a_procedure_of_its_own(heading: str) -> None:
     """ "To unlink contacts:" ends the linking steps and begins its own: a question about
-    linking gets the linking steps only, one about unlinking the unlinking steps only."""
-    section = ("Contacts", "Link contacts")
+    linking gets the linking steps only, one about unlinking the unlinking steps only, whatever
+    the section's heading names ("unlink" does not name "link")."""
+    section = ("Contacts", heading)
     text = ("Consolidate contact information by linking entries. From Contacts, tap the "
-            "contact. Tap More options > Link. Tap Link. To unlink contacts: From Contacts, "
-            "tap the contact. Tap Unlink beside contacts.")  # fmt: skip
+            "contact. Tap More options > Link. Tap Link. To unlink contacts: Tap the "
+            "contact. Tap Unlink beside contacts.")  # fmt: skip
     rows = _rows(("paragraph", text, section), ("paragraph", "Groups sort contacts.",
                                                 ("Contacts", "Groups")))  # fmt: skip
     unlink = text.index("To unlink")
     linking = find_procedure(rows, ["p0"], ("link", "contact"), asked=True)
-    assert linking is not None and linking.span == (0, unlink)
+    # The linking task ends with its last sentence, not the space before the next task.
+    assert linking is not None and linking.span == (0, unlink - 1)
     assert linking.step_starts == (text.index("From Contacts"), text.index("Tap More"),
                                    text.index("Tap Link"))  # fmt: skip
     unlinking = find_procedure(rows, ["p0"], ("unlink", "contacts"), asked=True)
     assert unlinking is not None and unlinking.span == (unlink, len(text))
+    assert unlinking.step_starts == (unlink, text.index("Tap Unlink"))
     # "To ..., tap" is a lead-in of one step, not a task of its own.
     lead = text.replace("To unlink contacts:", "To unlink contacts, first")
     whole = find_procedure(_rows(("paragraph", lead, section)), ["p0"], ("unlink",), asked=True)
     assert whole is not None and whole.span is None
+
+
+def test_steps_too_few_before_a_named_task_stay_with_it() -> None:
+    """One step before the first "To ...:" is no procedure of its own: it stays with the
+    first task, and the paragraph before the run still introduces it."""
+    section = ("Contacts", "Link contacts")
+    text = ("Open Contacts. To link contacts: Tap More options > Link. Tap Link. To unlink "
+            "contacts: Tap Unlink. Tap Done.")  # fmt: skip
+    rows = _rows(("paragraph", "Linking joins entries.", section), ("paragraph", text, section))
+    found = find_procedure(rows, ["p1"], ("link", "contacts"), asked=True)
+    assert found is not None and [r["paragraphId"] for r in found.rows] == ["p0", "p1"]
+    assert found.span is not None and found.span[0] == 0
+    assert found.step_starts[0] == rows[1]["startOffset"]  # "Open Contacts."
+    # One step in a paragraph of its own is another task: no procedure of two one-step tasks.
+    apart = _rows(("paragraph", "Mount the sensor on the north wall.", section),
+                  ("paragraph", "To enable the input: Go to Menu > Input.", section))  # fmt: skip
+    assert find_procedure(apart, ["p1"], ("enable", "input"), asked=True) is None
 
 
 def test_a_typo_still_names_the_right_procedure() -> None:

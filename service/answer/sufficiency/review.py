@@ -26,7 +26,7 @@ from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
-from service.pipeline.procedure import STEP_HEADING
+from service.pipeline.procedure import STEP_HEADING, SUBTASK
 from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
@@ -344,9 +344,12 @@ def _operands(
 
 def _other_task(plan: QueryPlan, procedure: Fragment) -> tuple[str, ...]:
     """The question's terms that name the task it asks how to do, when the procedure's own
-    heading names another task and not that one (tasks.TASKS: "replacing" against
-    "Calibrating the torque sensor"); () when either names no task or both name the same."""
-    heading = next((h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")
+    name (a task of running text's "To ...:", else its heading) names another task and not
+    that one (tasks.TASKS: "replacing" against "Calibrating the torque sensor"); () when either
+    names no task or both name the same."""
+    task = SUBTASK.match(procedure.text)
+    heading = task.group("task") if task else next(
+        (h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")  # fmt: skip
     asked, done = tasks_named(plan.query), tasks_named(heading)
     if not asked or not done or asked & done:
         return ()

@@ -23,8 +23,6 @@ TASKS: Mapping[str, tuple[str, ...]] = {
     "calibrate": ("calibrate", "recalibrate"),
     "charge": ("charge", "recharge"),
     "repair": ("repair", "fix", "mend", "correct", "correction"),
-    "install": ("install", "mount", "attach", "insert"),
-    "remove": ("remove", "removal", "detach", "uninstall", "unmount", "extract"),
 }
 # Words that name one thing another way, for what a sentence names of the question: the upkeep
 # tasks, and a fault ("the projector is broken" / "report any AV fault").
