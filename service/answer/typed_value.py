@@ -301,10 +301,20 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
     codes = {value for _, value in identifiers(plan.query)}
-    asked = [t for t in asked if t in named or t.lower() not in codes]
+    asked = [t for t in asked if t in named or not (t.lower() in codes or _place_frame(t, plan))]
     if not asked:
         return None
     return len(named) / len(asked)
+
+
+def _place_frame(term: str, plan: QueryPlan) -> bool:
+    """The word is how a place question asks for its place (_PLACE_FRAME), not what it asks
+    about."""
+    kind = plan.answer_type
+    if kind is None or kind.name != "place":
+        return False
+    return any(term in re.findall(r"\w+", m.group(0).lower())
+               for m in _PLACE_FRAME.finditer(plan.query))  # fmt: skip
 
 
 def _names_type(term: str, kind: AnswerType | None) -> bool:
@@ -517,7 +527,21 @@ _LIGHT_VERBS = frozenset(
 )
 # Words that frame a request, not what it asks about ("is it possible to extend the loan", "I
 # want to make a claim").
-_FRAMES = frozenset(["possible", "able", "want", "wants", "wish", "like", "please", "exactly"])
+_FRAMES = frozenset(
+    re.findall(
+        r"\w+",
+        "possible able want wants wish like please exactly show supposed meant expect expected",
+    )
+)
+# How a place question reaches its place ("where is Yemen located", "where is the North Pole
+# on a world map", "where can I find the dub"): a sentence need not repeat these words, but one
+# that does ("located in the constellation of ...") names the question better. "Where did they
+# find the heart of the ocean" asks of a finding.
+_PLACE_FRAME = re.compile(
+    r"\b(?:located|situated|lies?)\b|\b(?:on|in) (?:a|the) (?:world )?map\b|\bmap\W*$|"
+    r"\bwhere (?:can|could|do|would|should|might) (?:i|you|we|one)\b(?: \w+){0,2}? find\b",
+    re.IGNORECASE,
+)
 _TIME_ENDS = frozenset(
     re.findall(
         r"\w+",

@@ -138,6 +138,7 @@ _PLACE_CUE = re.compile(
     r"\blocated\b",
     re.IGNORECASE,
 )
+_WHY = re.compile(r"\W*(?:why|how come)\b", re.IGNORECASE)
 _WHEN = re.compile(r"^\W*when\b|\bwhen (?:is|are|does|do|will|was|were|did)\b", re.IGNORECASE)
 # "Where did the word come from?" asks for an origin (a story, a source, a language), which
 # no pattern decides; "where is it made" asks for a place.
@@ -261,6 +262,8 @@ def expected_type(question: str) -> AnswerType | None:
     a definition, a question in another language)."""
     text = " ".join(question.split())
     if not text.isascii() and language_of(text) != "en":  # "Industriestraße" in English is fine
+        return None
+    if _WHY.match(text):  # a reason, whatever else it names ("why is interphase not a period")
         return None
     if match := _FREQUENCY_CUE.search(text):
         return AnswerType(name="frequency", noun="frequency", cue=match.group(0))

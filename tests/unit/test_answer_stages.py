@@ -100,6 +100,35 @@ def test_a_definition_may_go_on_past_the_cited_span() -> None:
     assert _definition_gate("What are the components of water glass?", undefined)
 
 
+def test_a_question_typed_without_accents_names_an_accented_page() -> None:
+    row = rows()[0]
+    temple = fragment({**row, "text": "Hōryū-ji was dedicated to Yakushi Nyorai in 607."})
+    review = _review("who was horyu ji dedicated to", pack=pack_of({6: "background"},
+                                                               extra=(temple,)))  # fmt: skip
+    assert "horyu" not in review.missing_terms
+
+
+@pytest.mark.parametrize(
+    ("reason", "causal"),
+    [
+        ("The cell is living and preparing to divide, so the name was changed.", True),
+        ("Carter set a deadline or the Soviet Union would face the consequences.", True),
+        ("The wall was built in order to stop emigration to the West.", True),
+        ("The town was named after its first mayor.", True),
+        ("The wall was 155 km long, so far as records show.", False),
+        ("The wall was 155 km long and had 302 watchtowers.", False),
+    ],
+)
+def test_a_why_is_answered_by_a_reason_a_purpose_or_a_consequence(
+    reason: str, causal: bool
+) -> None:
+    row = rows()[0]
+    pack = pack_of({6: "background"}, extra=(fragment({**row, "text": reason}),))
+    gate = next(g for g in _review("why was the wall changed", pack=pack).gates
+                if g.name == "query_intent_coverage")  # fmt: skip
+    assert gate.passed is causal
+
+
 def test_how_to_needs_steps() -> None:
     no_steps = _review("how to apply water glass?", pack=pack_of({0: "direct_support"}))
     assert not next(g for g in no_steps.gates if g.name == "query_intent_coverage").passed

@@ -62,6 +62,8 @@ from service.text.vocabulary import english_words
         ("What's the name of the practice manager?", "person"),
         ("Which bay is the car in at the station?", "place"),
         ("Am I allowed to wear a wetsuit in the pool?", "yes_no"),
+        ("Why is interphase not truly a period of rest?", None),  # a reason, not a duration
+        ("how come the pool closes at noon on fridays", None),
     ],
 )
 def test_expected_type_read_from_the_wording(question: str, kind: str | None) -> None:
@@ -728,3 +730,19 @@ def test_a_verb_and_its_particle_name_the_one_word_form() -> None:
     )  # fmt: skip
     found = find_procedure(rows, [], ("initial", "setup", "router"))
     assert found is not None and found.heading_path == ("Router", "Setting up the router")
+
+
+def test_how_a_place_question_asks_is_not_what_it_asks_about() -> None:
+    """ "located", "on a world map" and "where can I find" ask for the place; a sentence that
+    places the subject answers without them. The act a place is asked of is still asked."""
+    velmora = _draft("Velmora is an island state in the northern Atlantic, west of Norway.",
+                     "Velmora")  # fmt: skip
+    for question in ("where is Velmora located on a world map",
+                     "show me on a map where Velmora is", "where can I find Velmora"):  # fmt: skip
+        assert check_typed_value(plan_query(question, "s"), velmora).outcome == "present", question
+    made = plan_query("where is the Velmora ferry built", "s")
+    assert check_typed_value(made, velmora).outcome == "missing"
+    # "find" is the act asked of here: where it was found, not where it is.
+    found = plan_query("where did divers find the Velmora bell", "s")
+    bell = _draft("The Velmora bell hangs in the harbour church.", "Velmora")
+    assert check_typed_value(found, bell).outcome == "missing"

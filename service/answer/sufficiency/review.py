@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 from service.answer.sufficiency.answerability import _answerability, _inputs, answerability_features
@@ -304,14 +305,15 @@ def _coverage(
 ) -> tuple[list[str], list[str]]:
     # The headings a passage sits under name what it is about ("Blazing Saddles" over a
     # paragraph on its casting): a term they hold is covered.
-    text = " ".join(" ".join((*f.heading_path, f.text)).lower() for f in direct)
+    text = _unaccented(" ".join(" ".join((*f.heading_path, f.text)).lower() for f in direct))
     compact = compact_key(text)
     supported = {f.knowledge_point_id for f in direct}
     covered: list[str] = []
     missing: list[str] = []
-    for term in plan.terms:
-        if term in ANSWER_FRAMES:
+    for asked in plan.terms:
+        if asked in ANSWER_FRAMES:
             continue
+        term = _unaccented(asked)
         key = compact_key(term)
         hit = (
             term in text
@@ -319,8 +321,14 @@ def _coverage(
             or any(name in key and kp in supported for name, kp in named.items())
             or (len(term) > 4 and term.isascii() and term[:-1] in text)  # plural/inflection
         )
-        (covered if hit else missing).append(term)
+        (covered if hit else missing).append(asked)
     return covered, missing
+
+
+def _unaccented(text: str) -> str:
+    """Without diacritics: a question typed on a plain keyboard names "Hōryū-ji" as "horyu
+    ji"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _operands(
