@@ -746,3 +746,17 @@ def test_how_a_place_question_asks_is_not_what_it_asks_about() -> None:
     found = plan_query("where did divers find the Velmora bell", "s")
     bell = _draft("The Velmora bell hangs in the harbour church.", "Velmora")
     assert check_typed_value(found, bell).outcome == "missing"
+
+
+def test_the_event_a_value_is_asked_of_may_be_named_another_way() -> None:
+    """ "built" is answered by "constructed", "invented" by "developed"; another event of the
+    same subject is not the asked one."""
+    built = plan_query("when was the harbour wall built", "s")
+    constructed = _draft("Constructed by the port authority, starting on 13 August 1961, the "
+                         "wall closed the harbour.", "Harbour Wall")  # fmt: skip
+    assert check_typed_value(built, constructed).outcome == "present"
+    razed = _draft("Its demolition began on 13 June 1990.", "Harbour Wall")
+    assert check_typed_value(built, razed).outcome == "missing"
+    invented = plan_query("when was the first vaccine for marsh fever invented", "s")
+    developed = _draft("A vaccine was developed in 1924.", "Marsh fever")
+    assert check_typed_value(invented, developed).outcome == "present"

@@ -25,11 +25,20 @@ TASKS: Mapping[str, tuple[str, ...]] = {
     "repair": ("repair", "fix", "mend", "correct", "correction"),
 }
 # Words that name one thing another way, for what a sentence names of the question: the upkeep
-# tasks, and a fault ("the projector is broken" / "report any AV fault").
+# tasks, a fault ("the projector is broken" / "report any AV fault"), and the events a when,
+# who or where question asks of ("when was the wall built" / "constructed ... in 1961").
 FAMILIES: Mapping[str, tuple[str, ...]] = {
     **TASKS,
     "fault": ("broken", "fault", "faulty", "defect", "defective", "damaged", "malfunction",
               "problem"),
+    "build": ("build", "construct", "erect"),
+    "invent": ("invent", "develop", "devise", "create"),
+    "win": ("win", "defeat", "beat", "victory", "victorious"),
+    "write": ("write", "author", "compose"),
+    "die": ("die", "death", "dead"),
+    "born": ("born", "birth"),
+    "release": ("release", "publish", "premiere", "launch", "debut"),
+    "discover": ("discover", "discovery"),
 }  # fmt: skip
 
 
