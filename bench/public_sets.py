@@ -23,8 +23,8 @@ extractive answer: the first four sentences of RRF's top file.
 Figures are printed for the fit half (questions at even positions of each set, the ones any
 parameter of the answer path may be chosen on) and the report half (odd positions), and for
 all questions. Outcomes go to bench/out/public/<set>.jsonl (with the answerability inputs, for
-bench/fit_answerability.py), the plain baseline's to <set>-plain.jsonl, and the tables to
-bench/out/public_sets.json.
+bench/fit_answerability.py), the plain baseline's to bench/out/public-plain/<set>.jsonl, and the
+tables to bench/out/public_sets.json.
 
 Data licences: ClapNQ Apache-2.0 (Wikipedia text CC BY-SA); SQuAD 2.0 CC BY-SA 4.0; the S10
 manual is Samsung's, internal evaluation only: its text is written only under the git-ignored
@@ -337,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 msgspec.structs.replace(public, questions=tuple(questions)), embedder,
                 OUT / "public" / f"{public.name}-plain-vectors",
             )  # fmt: skip
-            write_outcomes(OUT / "public" / f"{public.name}-plain.jsonl", plain)
+            write_outcomes(OUT / "public-plain" / f"{public.name}.jsonl", plain)
             print(f"\n{public.name} ({len(questions)} questions, {len(public.files)} files)")
             print(HEADER)
             table: dict[str, Any] = {}

@@ -301,20 +301,26 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
     codes = {value for _, value in identifiers(plan.query)}
-    asked = [t for t in asked if t in named or not (t.lower() in codes or _place_frame(t, plan))]
+    asking = _asking_words(plan)
+    asked = [t for t in asked if t in named or not (t.lower() in codes or t in asking)]
+    # "who won the civil war, the south or the north": either alternative is named enough.
+    for first, second in _ALTERNATIVES.findall(plan.query.lower()):
+        if first in asked and second in asked:
+            asked.remove(second)
+            if second in named:
+                named = [first if t == second else t for t in named if t != first]
     if not asked:
         return None
     return len(named) / len(asked)
 
 
-def _place_frame(term: str, plan: QueryPlan) -> bool:
-    """The word is how a place question asks for its place (_PLACE_FRAME), not what it asks
-    about."""
+def _asking_words(plan: QueryPlan) -> set[str]:
+    """The words of the question's phrases that say how it asks (_ASKING, _ASKING_A_PLACE)."""
     kind = plan.answer_type
-    if kind is None or kind.name != "place":
-        return False
-    return any(term in re.findall(r"\w+", m.group(0).lower())
-               for m in _PLACE_FRAME.finditer(plan.query))  # fmt: skip
+    patterns = (_ASKING, _ASKING_A_PLACE) if kind is not None and kind.name == "place" else (
+        _ASKING,)  # fmt: skip
+    return {w for p in patterns for m in p.finditer(plan.query)
+            for w in re.findall(r"\w+", m.group(0).lower()) if w in _ASKING_WORDS}  # fmt: skip
 
 
 def _names_type(term: str, kind: AnswerType | None) -> bool:
@@ -527,21 +533,29 @@ _LIGHT_VERBS = frozenset(
 )
 # Words that frame a request, not what it asks about ("is it possible to extend the loan", "I
 # want to make a claim").
-_FRAMES = frozenset(
-    re.findall(
-        r"\w+",
-        "possible able want wants wish like please exactly show supposed meant expect expected",
-    )
+_FRAMES = frozenset(["possible", "able", "want", "wants", "wish", "like", "please", "exactly"])
+# Phrases that say how a question asks, not what about ("show me", "who was supposed to be in",
+# "where would you expect to find"), and how a place question asks for its place ("where is
+# Yemen located", "where is the North Pole on a world map", "located in India map", "where can
+# I find the dub"). A sentence need not repeat their words, but one that does ("located in the
+# constellation of ...") names the question better. "Where did they find the heart of the
+# ocean" asks of a finding, and "the show" of a show.
+_ASKING = re.compile(
+    r"\bshow (?:me|us)\b|\b(?:supposed|meant|expected) to\b|\bexpect to find\b", re.IGNORECASE
 )
-# How a place question reaches its place ("where is Yemen located", "where is the North Pole
-# on a world map", "where can I find the dub"): a sentence need not repeat these words, but one
-# that does ("located in the constellation of ...") names the question better. "Where did they
-# find the heart of the ocean" asks of a finding.
-_PLACE_FRAME = re.compile(
-    r"\b(?:located|situated|lies?)\b|\b(?:on|in) (?:a|the) (?:world )?map\b|\bmap\W*$|"
+_ASKING_A_PLACE = re.compile(
+    r"\b(?:located|situated|lies?)\b|\b(?:on|in) (?:a |the )?(?:[a-z]+ )?map\b|"
     r"\bwhere (?:can|could|do|would|should|might) (?:i|you|we|one)\b(?: \w+){0,2}? find\b",
     re.IGNORECASE,
 )
+# Of those phrases, the words a sentence need not repeat ("India" in "located in India map" is
+# still asked).
+_ASKING_WORDS = frozenset(
+    re.findall(
+        r"\w+", "show supposed meant expected expect located situated lie lies map world find"
+    )
+)
+_ALTERNATIVES = re.compile(r"\b([a-z][\w-]*) or (?:the |a |an )?([a-z][\w-]*)\b")
 _TIME_ENDS = frozenset(
     re.findall(
         r"\w+",

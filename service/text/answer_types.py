@@ -138,7 +138,8 @@ _PLACE_CUE = re.compile(
     r"\blocated\b",
     re.IGNORECASE,
 )
-_WHY = re.compile(r"\W*(?:why|how come)\b", re.IGNORECASE)
+# A reason is asked, not a value; "why and when was it built" asks for a date as well.
+_WHY = re.compile(r"\W*(?:why|how come)\b(?!\W+and\W+(?:when|where|who|how)\b)", re.IGNORECASE)
 _WHEN = re.compile(r"^\W*when\b|\bwhen (?:is|are|does|do|will|was|were|did)\b", re.IGNORECASE)
 # "Where did the word come from?" asks for an origin (a story, a source, a language), which
 # no pattern decides; "where is it made" asks for a place.

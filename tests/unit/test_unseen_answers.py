@@ -63,7 +63,8 @@ from service.text.vocabulary import english_words
         ("Which bay is the car in at the station?", "place"),
         ("Am I allowed to wear a wetsuit in the pool?", "yes_no"),
         ("Why is interphase not truly a period of rest?", None),  # a reason, not a duration
-        ("how come the pool closes at noon on fridays", None),
+        ("how come interphase is not truly a period of rest", None),
+        ("why and when was the harbour wall built", "date"),
     ],
 )
 def test_expected_type_read_from_the_wording(question: str, kind: str | None) -> None:
@@ -737,9 +738,13 @@ def test_how_a_place_question_asks_is_not_what_it_asks_about() -> None:
     places the subject answers without them. The act a place is asked of is still asked."""
     velmora = _draft("Velmora is an island state in the northern Atlantic, west of Norway.",
                      "Velmora")  # fmt: skip
-    for question in ("where is Velmora located on a world map",
-                     "show me on a map where Velmora is", "where can I find Velmora"):  # fmt: skip
+    for question in ("where is Velmora located on a world map", "where is Velmora situated",
+                     "where does Velmora lie", "show me on a map where Velmora is",
+                     "where can I find Velmora"):  # fmt: skip
         assert check_typed_value(plan_query(question, "s"), velmora).outcome == "present", question
+    # A word of such a phrase that is what is asked about is still asked.
+    for question in ("where is the Velmora map", "where is Velmora's show held"):
+        assert check_typed_value(plan_query(question, "s"), velmora).outcome == "missing", question
     made = plan_query("where is the Velmora ferry built", "s")
     assert check_typed_value(made, velmora).outcome == "missing"
     # "find" is the act asked of here: where it was found, not where it is.
@@ -760,3 +765,14 @@ def test_the_event_a_value_is_asked_of_may_be_named_another_way() -> None:
     invented = plan_query("when was the first vaccine for marsh fever invented", "s")
     developed = _draft("A vaccine was developed in 1924.", "Marsh fever")
     assert check_typed_value(invented, developed).outcome == "present"
+
+
+def test_either_alternative_a_question_offers_names_it() -> None:
+    """ "the south or the north": the answer names the one that won, not both."""
+    plan = plan_query("who won the battle at the fords, the south or the north", "s")
+    won = _draft("The South finally won when General Orla Venn took the bridges.",
+                 "War of the Rivers")  # fmt: skip
+    assert check_typed_value(plan, won).outcome == "present"
+    fought = _draft("General Orla Venn fought along the bridges for four years.",
+                    "War of the Rivers")  # fmt: skip
+    assert check_typed_value(plan, fought).outcome == "missing"

@@ -33,10 +33,12 @@ _CAUSAL = re.compile(
     r"\b(?:because|cause[sd]?|leads? to|led to|results? in|resulting|so that|therefore|thus|"
     r"mechanisms?|consequences?|as a result|due to|which means|triggers?|prevents?|makes? it|"
     # a purpose or a reason is the answer to a why as well
-    r"in order to|so as to|in response to|in protest|in retaliation|reasons?|purposes?|"
-    r"owing to|on account of|named (?:after|for))\b|"
-    # ", so the name was changed": a consequence joined by "so"
-    r",\s+so\b(?!\s+(?:far|much|many|long|as|on|called|named)\b)|"
+    r"in order to|so as to|in response to|in protest|in retaliation|owing to|on account of|"
+    r"named (?:after|for)|the (?:main )?(?:reason|purpose)s?|reasons? (?:for|why)|"
+    r"for the purpose)\b|"
+    # ", so the name was changed": a consequence joined by "so" (not "so-called", "so far",
+    # "so was his brother", "so to speak")
+    r",\s+so\s+(?!(?:far|much|many|long|as|on|called|named|too|did|was|is|were|to|it|what)\b)|"
     r"导致|因为|所以|因此|机制",
     re.IGNORECASE,
 )

@@ -318,7 +318,7 @@ def _coverage(
         hit = (
             term in text
             or (key and key in compact)
-            or any(name in key and kp in supported for name, kp in named.items())
+            or any(_unaccented(name) in key and kp in supported for name, kp in named.items())
             or (len(term) > 4 and term.isascii() and term[:-1] in text)  # plural/inflection
         )
         (covered if hit else missing).append(asked)

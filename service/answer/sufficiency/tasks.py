@@ -31,13 +31,13 @@ FAMILIES: Mapping[str, tuple[str, ...]] = {
     **TASKS,
     "fault": ("broken", "fault", "faulty", "defect", "defective", "damaged", "malfunction",
               "problem"),
-    "build": ("build", "construct", "erect"),
-    "invent": ("invent", "develop", "devise", "create"),
+    "build": ("build", "construct", "construction", "erect"),
+    "invent": ("invent", "invention", "develop", "devise"),
     "win": ("win", "defeat", "beat", "victory", "victorious"),
-    "write": ("write", "author", "compose"),
+    "write": ("write", "author"),
     "die": ("die", "death", "dead"),
     "born": ("born", "birth"),
-    "release": ("release", "publish", "premiere", "launch", "debut"),
+    "release": ("release", "publish", "publication", "launch", "debut"),
     "discover": ("discover", "discovery"),
 }  # fmt: skip
 
