@@ -317,10 +317,10 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
 def _asking_words(plan: QueryPlan) -> set[str]:
     """The words of the question's phrases that say how it asks (_ASKING, _ASKING_A_PLACE)."""
     kind = plan.answer_type
-    patterns = (_ASKING, _ASKING_A_PLACE) if kind is not None and kind.name == "place" else (
-        _ASKING,)  # fmt: skip
-    return {w for p in patterns for m in p.finditer(plan.query)
-            for w in re.findall(r"\w+", m.group(0).lower()) if w in _ASKING_WORDS}  # fmt: skip
+    phrases = [m.group(0) for m in _ASKING.finditer(plan.query)]
+    if kind is not None and kind.name == "place":
+        phrases += [m.group(0) for m in _ASKING_A_PLACE.finditer(plan.query)]
+    return {w for phrase in phrases for w in re.findall(r"\w+", phrase.lower())} & _ASKING_WORDS
 
 
 def _names_type(term: str, kind: AnswerType | None) -> bool:
