@@ -17,7 +17,18 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/pip install --disable-pip-version-check -q -e .
 	touch $(RUNTIME)
 
+# llama.cpp is built for a portable x86-64 (AVX2) CPU, not the build machine's own: a CPU may
+# announce AMX or AVX-512 that its virtual machine does not let a process use, and a native
+# build then dies of an illegal instruction at the first token. --no-cache-dir keeps pip from
+# reusing a wheel built another way (its cache ignores CMAKE_ARGS); the version is the dev
+# extra's in pyproject.toml.
+LLAMA_CPP := llama-cpp-python[server]==0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
 $(DEV): $(RUNTIME)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --disable-pip-version-check -q \
+	  --no-cache-dir '$(LLAMA_CPP)'
 	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev]'
 	touch $(DEV)
 
