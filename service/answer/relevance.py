@@ -10,9 +10,10 @@ languages only, so this screen asks instead whether each sentence belongs in the
 - it is about the question: it names one of the question's content words, or it holds a value
   of the type the question asks for, or (in English and Chinese, which the instruction screen of
   service/answer/injection/ reads) it links such sentences within two of them in one
-  paragraph. The steps of a procedure are exempt, since a step that does not resemble the
-  question is still a step; but a step in another language must share a word with the rest of
-  its procedure;
+  paragraph, or leads to the one after it (a colon's lead-in or an instruction: the menu path
+  to the option asked about). The steps of a procedure are exempt, since a step that does not
+  resemble the question is still a step; but a step in another language must share a word
+  with the rest of its procedure;
 - a link is published only in a sentence that names at least half of the question (or a step
   of the procedure asked for), and never with a query built from placeholders or secrets
   (`?k={api_key}`, `?q=<conversation>`).
@@ -28,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from service.answer.composer import DraftSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
+from service.pipeline.procedure import instructs
 from service.text.answer_types import holds_instance
 from service.text.language import foreign_to, function_word, language_of
 from service.text.relation_labels import compact_key
@@ -80,10 +82,22 @@ _IDEOGRAPHS = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u30a0-\u30ff]{2,}")
 
 def _linking(index: int, sentences: Sequence[DraftSentence], on_point: Sequence[bool]) -> bool:
     """A sentence of a passage that links on-point sentences of its own paragraph ("It sets in
-    an hour."), in a language the instruction screen reads (service/answer/injection/); in any
-    other language a sentence must name the question itself."""
+    an hour."), or leads to the on-point sentence after it on its page, in a language the
+    instruction screen reads (service/answer/injection/); in any other language a sentence must
+    name the question itself. A lead-in ends with a colon or is an instruction: the menu path
+    to an option names nothing of the question ("From Settings, tap Display > Blue light
+    filter, and then choose one of the following options:" before "Drag the Opacity slider")."""
     if language_of(sentences[index].text) not in _SCREENED:
         return False
+    after = index + 1
+    text = sentences[index].text.rstrip()
+    if (
+        after < len(sentences)
+        and on_point[after]
+        and (text.endswith(":") or instructs(text))
+        and _same_page(sentences[index], sentences[after])
+    ):
+        return True
     paragraph = {e.paragraph_id for e in sentences[index].evidence}
     near = range(max(0, index - _LINK_REACH), min(len(sentences), index + _LINK_REACH + 1))
     return any(
@@ -127,6 +141,10 @@ def off_question(
         elif not about and not step:
             found[index] = "off_question"
     return found
+
+
+def _same_page(one: DraftSentence, other: DraftSentence) -> bool:
+    return bool({e.document_id for e in one.evidence} & {e.document_id for e in other.evidence})
 
 
 def _parts(text: str) -> list[str]:

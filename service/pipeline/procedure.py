@@ -29,7 +29,7 @@ import msgspec
 from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
-__all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure"]
+__all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure", "instructs"]
 
 Layout = Literal[
     "numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence",
@@ -267,7 +267,7 @@ def _instruction_runs(rows: Sequence[Row]) -> list[_Block]:
     for row in rows:
         found = (
             [int(row["startOffset"]) + s.start for s in split_sentences(str(row["text"]))
-             if _instructs(s.text)]
+             if instructs(s.text)]
             if str(row["kind"]) == "paragraph" else []
         )  # fmt: skip
         if current and (not found or _path(row) != _path(current[0])):
@@ -283,7 +283,8 @@ def _instruction_runs(rows: Sequence[Row]) -> list[_Block]:
     return runs
 
 
-def _instructs(sentence: str) -> bool:
+def instructs(sentence: str) -> bool:
+    """An instruction: an imperative verb first, after an optional lead-in or a task."""
     task = SUBTASK.match(sentence)  # "To unlink contacts: Tap the contact." instructs
     match = _INSTRUCTION.match(sentence[task.end() :] if task else sentence)
     if match is None:

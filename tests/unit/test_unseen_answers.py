@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from service.answer.composer import Draft, DraftSentence, sentence_end
-from service.answer.relevance import relevant
+from service.answer.relevance import off_question, relevant
 from service.answer.sentences import EvidenceSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.answer.typed_value import check_typed_value
@@ -574,6 +574,34 @@ def test_languages_by_script_and_function_words() -> None:
         "Set the grinder to 8 for espresso.",
     )
     assert not foreign_to("Set it to 8.", "How fine should the grinder be set?")
+
+
+def _said(text: str, paragraph: str, document: str = "d_manual") -> DraftSentence:
+    quote = EvidenceSentence(quote=text, text=text, start=0, end=len(text), line=1, end_line=1,
+                             paragraph_id=paragraph, citation_id="c", fragment_id="f",
+                             role="direct_support", document_id=document, document_version=1,
+                             path="blue-light.md", heading_path=("Blue light filter",),
+                             knowledge_point_id=None, relation=None, kind="paragraph", order=0,
+                             label="", step=None)  # fmt: skip
+    return DraftSentence(text=text, kind="evidence", evidence=(quote,), slot="answer")
+
+
+def test_the_menu_path_to_the_option_asked_about_is_about_the_question() -> None:
+    plan = plan_query("How do I change opacity?", "s")
+    option = _said("Drag the Opacity slider to set the opacity of the filter.", "p4")
+    lead_in = _said("From Settings, tap Display > Blue light filter, and then choose one of the "
+                    "following options:", "p3")  # fmt: skip
+    path = _said("From Settings, tap Display > Blue light filter.", "p3")
+    aside = _said("The filter can help you sleep better at night.", "p2")
+    assert off_question([lead_in, option], plan, {}) == {}
+    assert off_question([path, option], plan, {}) == {}
+    # Only a lead-in to an on-point sentence of its own page, and only right before it.
+    assert off_question([aside, option], plan, {}) == {0: "off_question"}
+    assert off_question([lead_in, aside], plan, {}) == {0: "off_question", 1: "off_question"}
+    elsewhere = _said("Drag the Opacity slider to set the opacity.", "p9", document="d_other")
+    assert off_question([lead_in, elsewhere], plan, {}) == {0: "off_question"}
+    german = _said("Tippen Sie in den Einstellungen auf Anzeige und wählen Sie Folgendes:", "p3")
+    assert 0 in off_question([german, option], plan, {})
 
 
 def test_relays_and_step_order_as_the_suites_count_them() -> None:
