@@ -745,3 +745,23 @@ def test_a_procedure_for_another_task_does_not_answer_how_to_do_the_asked_one() 
     split = pack_of({0: "parent_context"}, extra=(task,))
     assert _review("How do I calibrate the water glass sensor?", split).degradation == "none"
     assert _review("How do I replace the water glass sensor?", split).missing_terms[0] == "replace"
+
+
+def test_a_how_to_is_covered_by_its_procedure_not_by_other_pages() -> None:
+    """The router's firmware steps do not update the e-bike's drive unit: what another page of
+    the pack names is not in a how-to answer, which is its procedure."""
+    data = rows()
+    steps = (data[2]["startOffset"], data[3]["startOffset"])
+    procedure = msgspec.structs.replace(
+        fragment(data[2]), end_offset=data[3]["endOffset"], step_starts=steps,
+        heading_path=("Water glass", "Applying water glass"),
+        text=f"{data[2]['text']}\n\n{data[3]['text']}")  # fmt: skip
+    other = rows("# Drive unit\n\nThe Velmora X2 drive unit sits under the frame.\n",
+                 "kb/drive.md", "d_drive")[0]  # fmt: skip
+    pack = pack_of({0: "parent_context"}, extra=(procedure, fragment(other)))
+    review = _review("How do I brush water glass on the Velmora X2 drive unit?", pack)
+    assert review.degradation == "partial_coverage"
+    assert {"velmora", "x2", "drive", "unit"} <= set(review.missing_terms)
+    # A question that is no how-to reads every page it is answered from.
+    assert "velmora" in _review("Is water glass brushed onto the Velmora X2 drive unit?",
+                                pack).covered_terms  # fmt: skip

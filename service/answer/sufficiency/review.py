@@ -59,8 +59,13 @@ def review_sufficiency(
     # span, its section or its window): the source found names it, whatever span matched.
     own = {f.document_id for f in direct}
     readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
-    covered, missing = _coverage(plan, [*direct, *readings], named)
     procedure = next((f for f in direct if f.step_starts), None)
+    # A how-to is answered by its procedure: what other pages name is not in the answer (the
+    # router's firmware steps do not update the e-bike's drive unit the question names).
+    answering = [*direct, *readings]
+    if plan.intent == "how_to" and procedure is not None:
+        answering = [f for f in answering if f.document_id == procedure.document_id]
+    covered, missing = _coverage(plan, answering, named)
     # A procedure for another task ("Calibrating the torque sensor" for how to replace it) is
     # no answer to how to do the asked one: the words naming the asked task are not covered.
     other_task = _other_task(plan, procedure) if procedure is not None else ()
