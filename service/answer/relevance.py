@@ -10,10 +10,10 @@ languages only, so this screen asks instead whether each sentence belongs in the
 - it is about the question: it names one of the question's content words, or it holds a value
   of the type the question asks for, or (in English and Chinese, which the instruction screen of
   service/answer/injection/ reads) it links such sentences within two of them in one
-  paragraph, or leads to the one after it (a colon's lead-in or an instruction: the menu path
-  to the option asked about). The steps of a procedure are exempt, since a step that does not
-  resemble the question is still a step; but a step in another language must share a word
-  with the rest of its procedure;
+  paragraph, or leads in to the one right after it on the page (a colon's lead-in or an
+  English instruction: the menu path to the option asked about). The steps of a procedure are
+  exempt, since a step that does not resemble the question is still a step; but a step in
+  another language must share a word with the rest of its procedure;
 - a link is published only in a sentence that names at least half of the question (or a step
   of the procedure asked for), and never with a query built from placeholders or secrets
   (`?k={api_key}`, `?q=<conversation>`).
@@ -82,22 +82,10 @@ _IDEOGRAPHS = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u30a0-\u30ff]{2,}")
 
 def _linking(index: int, sentences: Sequence[DraftSentence], on_point: Sequence[bool]) -> bool:
     """A sentence of a passage that links on-point sentences of its own paragraph ("It sets in
-    an hour."), or leads to the on-point sentence after it on its page, in a language the
-    instruction screen reads (service/answer/injection/); in any other language a sentence must
-    name the question itself. A lead-in ends with a colon or is an instruction: the menu path
-    to an option names nothing of the question ("From Settings, tap Display > Blue light
-    filter, and then choose one of the following options:" before "Drag the Opacity slider")."""
+    an hour."), in a language the instruction screen reads (service/answer/injection/); in any
+    other language a sentence must name the question itself."""
     if language_of(sentences[index].text) not in _SCREENED:
         return False
-    after = index + 1
-    text = sentences[index].text.rstrip()
-    if (
-        after < len(sentences)
-        and on_point[after]
-        and (text.endswith(":") or instructs(text))
-        and _same_page(sentences[index], sentences[after])
-    ):
-        return True
     paragraph = {e.paragraph_id for e in sentences[index].evidence}
     near = range(max(0, index - _LINK_REACH), min(len(sentences), index + _LINK_REACH + 1))
     return any(
@@ -118,12 +106,16 @@ def off_question(
     found: dict[int, str] = {}
     on_point = [relevant(s.text, plan) or not plan.terms for s in sentences]
     procedure = [s.text for s in sentences if s.slot in _PROCEDURE_SLOTS]
+    leads: list[int] = []  # kept only as lead-ins (_leads_in)
     for index, sentence in enumerate(sentences):
         if sentence.kind not in ("evidence", "generated"):
             continue
         page = next((pages.get(e.document_id, "") for e in sentence.evidence), "")
         step = sentence.slot in _PROCEDURE_SLOTS
         about = on_point[index] or _linking(index, sentences, on_point)
+        if not about and not step and _leads_in(index, sentences, on_point):
+            about = True
+            leads.append(index)
         links = _LINK.findall(sentence.text)
         if any(foreign_to(part, plan.query, page) for part in _parts(sentence.text)):
             found[index] = "foreign_language"
@@ -140,11 +132,40 @@ def off_question(
             found[index] = "off_procedure"
         elif not about and not step:
             found[index] = "off_question"
+    # A lead-in stays only with the sentence it leads in to.
+    for index in leads:
+        if index + 1 in found:
+            found.setdefault(index, "off_question")
     return found
 
 
-def _same_page(one: DraftSentence, other: DraftSentence) -> bool:
-    return bool({e.document_id for e in one.evidence} & {e.document_id for e in other.evidence})
+def _leads_in(index: int, sentences: Sequence[DraftSentence], on_point: Sequence[bool]) -> bool:
+    """The menu path to an option names nothing of the question ("From Settings, tap Display >
+    Blue light filter, and then choose one of the following options:" before "Drag the Opacity
+    slider ..."): a sentence that ends with a colon (in English or Chinese; a short sentence in
+    another language reads as undetermined) or an English instruction leads in to the on-point
+    sentence after it when that one follows it on the page, in the same section and at most one
+    blank line below."""
+    after = index + 1
+    if after >= len(sentences) or not on_point[after]:
+        return False
+    lead, point = sentences[index], sentences[after]
+    if not lead.evidence or not point.evidence:
+        return False
+    text = lead.text.rstrip()
+    language = language_of(text)
+    # An instruction needs an English verb first (instructs); a colon needs a known language.
+    if not (
+        (language in ("en", "zh") and text.endswith((":", "："))) or
+        (language in ("en", "und") and instructs(text))
+    ):  # fmt: skip
+        return False
+    last, first = lead.evidence[-1], point.evidence[0]
+    return (
+        last.document_id == first.document_id
+        and last.heading_path == first.heading_path
+        and 0 <= first.line - last.end_line <= _LEAD_IN_LINES
+    )
 
 
 def _parts(text: str) -> list[str]:
@@ -174,4 +195,5 @@ def _shares_words(text: str, others: Sequence[str], plan: QueryPlan) -> bool:
 
 
 _PART_WORDS = 5  # a labelled part this long has a language of its own
+_LEAD_IN_LINES = 2  # a lead-in's last line to its sentence's first: the next line or paragraph
 _LINK_COVERAGE = 0.5  # of the question's content words, for a sentence that carries a link

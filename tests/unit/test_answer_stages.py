@@ -762,6 +762,10 @@ def test_a_how_to_is_covered_by_its_procedure_not_by_other_pages() -> None:
     review = _review("How do I brush water glass on the Velmora X2 drive unit?", pack)
     assert review.degradation == "partial_coverage"
     assert {"velmora", "x2", "drive", "unit"} <= set(review.missing_terms)
-    # A question that is no how-to reads every page it is answered from.
-    assert "velmora" in _review("Is water glass brushed onto the Velmora X2 drive unit?",
+    assert not next(g for g in review.gates if g.name == "direct_evidence_coverage").passed
+    # Without a cue, a question answered by the procedure is read the same way (the runner
+    # answers it as a how-to); a question of another kind reads every page it is answered from.
+    assert "velmora" in _review("Brushing water glass: the Velmora X2 drive unit",
+                                pack).missing_terms  # fmt: skip
+    assert "velmora" in _review("Why is water glass brushed on the Velmora X2 drive unit?",
                                 pack).covered_terms  # fmt: skip

@@ -61,9 +61,10 @@ def review_sufficiency(
     readings = [f for f in fragments if f.document_id in own and f.role in _OWN_READINGS]
     procedure = next((f for f in direct if f.step_starts), None)
     # A how-to is answered by its procedure: what other pages name is not in the answer (the
-    # router's firmware steps do not update the e-bike's drive unit the question names).
+    # router's firmware steps do not update the e-bike's drive unit the question names). A
+    # question without a cue whose evidence is a procedure is answered as a how-to too (runner).
     answering = [*direct, *readings]
-    if plan.intent == "how_to" and procedure is not None:
+    if plan.intent in ("how_to", "generic") and procedure is not None:
         answering = [f for f in answering if f.document_id == procedure.document_id]
     covered, missing = _coverage(plan, answering, named)
     # A procedure for another task ("Calibrating the torque sensor" for how to replace it) is
