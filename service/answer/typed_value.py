@@ -89,7 +89,8 @@ def check_typed_value(
         if quoted[i] and holds_instance(_value_text(s.text, plan, kind), kind)
         and _names_identifiers(s, asked_ids, pages)
         and (_about(reads[i], shares[i], plan)
-             or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan)))
+             or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
+             or _about_with_lead(plan, sentences, reads, shares, i))
         and not _better_named_without_value(i, sentences, shares, kind, quoted)
         and not _another_time(reads[i], asked_times)
     )  # fmt: skip
@@ -284,6 +285,12 @@ def _with_headings(sentence: DraftSentence) -> str:
 def _named_share(read: _Read, plan: QueryPlan) -> float | None:
     """The share of what the question asks about beyond the sentence's page title that the
     sentence or its headings name (None when the question asks about nothing else)."""
+    counts = _named_counts(read, plan)
+    return None if counts is None else counts[0] / counts[1]
+
+
+def _named_counts(read: _Read, plan: QueryPlan) -> tuple[int, int] | None:
+    """(named, asked) of _named_share."""
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
@@ -311,7 +318,7 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
                 named = [first if t == second else t for t in named if t != first]
     if not asked:
         return None
-    return len(named) / len(asked)
+    return len(named), len(asked)
 
 
 def _asking_words(plan: QueryPlan) -> set[str]:
@@ -446,6 +453,39 @@ def _range_of(words: str, flags: int) -> re.Pattern[str]:
 _DAY_OR_SEASON = _range_of("|".join([*_COVERS["day"], *_COVERS["season"]]), re.IGNORECASE)
 # Months only capitalised: "march" and "may" are verbs too.
 _MONTH = _range_of("|".join(m.capitalize() for m in _MONTHS), 0)
+
+
+def _about_with_lead(
+    plan: QueryPlan,
+    sentences: tuple[DraftSentence, ...],
+    reads: list[_Read],
+    shares: list[float | None],
+    i: int,
+) -> bool:
+    """Sentence i names part of what is asked and the quoted sentences before it in its
+    paragraph name the rest, but for one word at most: "More than 26,000 square kilometres of
+    Victorian farmland are sown for grain. [...] A further 6,000 square kilometres is sown for
+    hay." answers how much of the farmland grows hay, though neither sentence names both. Not
+    a yes or no, which any "is" or "not" holds: "Glass bottles are not allowed" after a
+    sentence on the main pool says nothing of wetsuits in it."""
+    kind = plan.answer_type
+    if not shares[i] or kind is None or kind.name == "yes_no":
+        return False
+    first = i
+    while first > 0 and _same_paragraph(sentences[first - 1], sentences[i]):
+        first -= 1
+    if first == i:
+        return False
+    lead = reads[first:i]
+    joined = _Read(
+        sentence=sentences[i], text=" ".join(r.text for r in (*lead, reads[i])),
+        words=set().union(*(r.words for r in (*lead, reads[i]))), title=reads[i].title,
+        in_title=reads[i].in_title,
+    )  # fmt: skip
+    counts = _named_counts(joined, plan)
+    if counts is None or counts[1] - counts[0] > 1:
+        return False
+    return _about(joined, counts[0] / counts[1], plan)
 
 
 def _continues(sentences: tuple[DraftSentence, ...], i: int) -> bool:

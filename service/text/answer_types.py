@@ -88,6 +88,12 @@ _UNIT_NAMES: dict[str, tuple[str, ...]] = {
     "data": ("megabytes", "gigabytes", "terabytes", "mb", "gb", "tb"),
     "speed": ("rpm", "mph", "km/h"),
 }  # fmt: skip
+# Places that have proper names: "which country" is answered by a name ("the Netherlands faced
+# a complete embargo"), whatever preposition stands before it.
+_GEOGRAPHY = (
+    r"countr(?:y|ies)|cit(?:y|ies)|nations?|regions?|continents?|islands?|provinces?|towns?|"
+    r"count(?:y|ies)|villages?|rivers?|oceans?|seas?|lakes?|mountains?|capitals?|territor(?:y|ies)"
+)
 _DURATION_CUE = re.compile(
     r"\bhow long\b(?!\s+(?:is|are)\s+(?:the\s+)?(?:\w+\s+)?(?:cable|cord|hose|pipe|tube|"
     r"wire|lead|rope|strap|chain|bar|blade|board|line|track|road|trail|route|bridge|river))|"
@@ -135,7 +141,7 @@ _PERSON_CUE = re.compile(
 _PLACE_CUE = re.compile(
     r"^\W*where\b|\bwhere\b|\b(?:which|what) (?:room|building|floor|location|country|city|place|"
     r"address|folder|directory|menu|port|socket|slot|bay|gate|platform|entrance|door)\b|"
-    r"\blocated\b",
+    rf"\b(?:which|what) (?:{_GEOGRAPHY})\b|\blocated\b",
     re.IGNORECASE,
 )
 # A reason is asked, not a value; "why and when was it built" asks for a date as well.
@@ -174,7 +180,11 @@ _DATE = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|"
     r"august|september|october|november|december)\b|\b(?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|weekdays?|weekends?)s?\b|\b(?:spring|summer|autumn|fall|winter)\b|"
-    r"\b(?:century|decade)\b|\b(?:today|tomorrow|yesterday)\b",
+    r"\b(?:century|decade)\b|\b(?:today|tomorrow|yesterday)\b|"
+    # A year before 1500 only after a word that dates it ("invaded Scotland in 1072", "since
+    # 1215"): alone such a number is as often a count or a model ("1200 W", "the 1400 series").
+    r"\b(?:in|since|until|till|by|from|after|before|around|circa|c\.)\s+1[0-4]\d\d\b"
+    r"(?=\s*(?:[,.;:)]|$|(?:AD|CE|BC|BCE|and|the|to|when|until)\b|[a-z]{4,}))",
     re.IGNORECASE,
 )
 _YEAR_CUE = re.compile(r"\byears?\b", re.IGNORECASE)
@@ -209,6 +219,14 @@ _ROLE = re.compile(
     r"service (?:centre|center|partner)|dealer|installer|support|staff|operator|company|"
     r"manufacturer|vendor|contractor|electrician|plumber|director|founder|inventor|author|king|"
     r"queen|president|"
+    # people named by what they do ("the photographer positions the subject")
+    r"\w+(?:grapher|ologist|ician)s?|scientists?|researchers?|historians?|scholars?|writers?|"
+    r"poets?|novelists?|composers?|singers?|musicians?|actors?|actress(?:es)?|artists?|painters?|"
+    r"architects?|designers?|developers?|publishers?|producers?|players?|coach(?:es)?|captains?|"
+    r"commanders?|soldiers?|pilots?|doctors?|surgeons?|nurses?|teachers?|professors?|"
+    r"students?|disciples?|priests?|bishops?|pope|emperors?|empress|princes?|princess(?:es)?|"
+    r"dukes?|monks?|nuns?|chiefs?|leaders?|ministers?|governors?|senators?|mayors?|judges?|"
+    r"lawyers?|farmers?|workers?|explorers?|rulers?|journalists?|philosophers?|economists?|"
     r"[A-Z][a-z]+ (?:Ltd|Inc|GmbH|AG|LLC|Corp)\b)",
     re.IGNORECASE,
 )
@@ -232,13 +250,27 @@ _PLACES = (  # nouns that name a place wherever they stand
 _PLACE_NOUNS = (  # and those that do after "in", "at", "on", ... ("on the back", "at the end")
     rf"{_PLACES}|walls?|doors?|halls?|desks?|racks?|bays?|trays?|sides?|back|front|top|bottom|"
     r"corners?|ends?|left|right|north|south|east|west|cent(?:re|er)|areas?|sites?|campus|"
-    r"stores?|shops?|entrance|states?|mountains?|rivers?|coast|border|park|station|port"
+    r"stores?|shops?|entrance|states?|mountains?|rivers?|coast|border|park|station|port|"
+    # the natural world, buildings and the body ("produced in nuclear reactors", "found in
+    # wetlands", "stored in the liver")
+    r"world|earth|oceans?|seas?|lakes?|forests?|woods|deserts?|valleys?|jungles?|swamps?|"
+    r"marsh(?:es)?|wetlands?|grasslands?|plains|highlands|lowlands|hills?|hemisphere|tropics|"
+    r"atmosphere|sky|orbit|universe|galax(?:y|ies)|soil|ground|underground|waters|habitats?|"
+    r"reactors?|factor(?:y|ies)|mines?|hospitals?|schools?|universit(?:y|ies)|church(?:es)?|"
+    r"temples?|castles?|palaces?|stadiums?|arenas?|theat(?:re|er)s?|museums?|librar(?:y|ies)|"
+    r"prisons?|camps?|airports?|harbou?rs?|markets?|farms?|gardens?|yards?|districts?|"
+    r"count(?:y|ies)|territor(?:y|ies)|nations?|peninsulas?|zones?|homes?|houses?|body|"
+    r"brain|heart|liver|stomach|lungs?|kidneys?|intestines?|bloodstream|skin|bones?|muscles?|"
+    r"cells?|nucleus|cytoplasm|mitochondria"
 )
 _PLACE = re.compile(
     r"(?i:\b(?:under|inside|behind|beside|next to|near|below|above|beneath|underneath|"
     r"opposite|outside|located|stored|mounted|kept)\b)\s+\S|"
     rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?)(?:(?!{_CALENDAR})[A-Z0-9]|"
     rf"(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|>|"
+    # "throughout Europe", "along the coast"; not "within two weeks", "around 5 pm"
+    r"(?i:\b(?:throughout|across|along|within|among|around|off|over)\s+(?:the\s+|a\s+|an\s+)?)"
+    rf"(?:(?!{_CALENDAR})[A-Z]|(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|"
     rf"(?i:\b(?:{_PLACES})\b)"
 )
 _YES_NO_ANSWER = re.compile(
@@ -288,7 +320,9 @@ def expected_type(question: str) -> AnswerType | None:
             return AnswerType(name="date", noun="year", families=("year",), cue=match.group(0))
         return AnswerType(name="date", noun="date", cue=match.group(0))
     if (match := _PLACE_CUE.search(text)) and not _ORIGIN.search(text):
-        return AnswerType(name="place", noun="place", cue=match.group(0))
+        named = re.search(rf"\b(?:{_GEOGRAPHY})\b", match.group(0), re.IGNORECASE)
+        return AnswerType(name="place", noun="place", families=("name",) if named else (),
+                          cue=match.group(0))  # fmt: skip
     if match := _YES_NO.search(text):
         return AnswerType(name="yes_no", noun="answer", cue=match.group(0).strip())
     if match := _WHEN.search(text):  # any other "when ...": a date or a time answers it
@@ -412,6 +446,13 @@ def _has_duration(text: str, _kind: AnswerType) -> bool:
     )
 
 
+def _has_place(text: str, kind: AnswerType) -> bool:
+    """A place; "which country" is answered by a name as well ("the Netherlands faced ...")."""
+    return bool(_PLACE.search(text)) or (
+        "name" in kind.families and bool(_NAME.search(text) or _SINGLE_NAME.search(text))
+    )
+
+
 def _has_person(text: str, kind: AnswerType) -> bool:
     """A name, or a role or team; "what's the name of ..." asks for a name: "our practice
     manager deals with complaints" gives none."""
@@ -421,7 +462,10 @@ def _has_person(text: str, kind: AnswerType) -> bool:
 
 # Types one pattern decides; the others need the question's unit family or several patterns.
 _PATTERNS = {
-    "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "place": _PLACE, "version": _VERSION,
+    "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "version": _VERSION,
     "yes_no": _YES_NO_ANSWER,
 }  # fmt: skip
-_HOLDS = {"quantity": _has_quantity, "duration": _has_duration, "person": _has_person}
+_HOLDS = {
+    "quantity": _has_quantity, "duration": _has_duration, "person": _has_person,
+    "place": _has_place,
+}  # fmt: skip

@@ -138,3 +138,48 @@ def test_a_who_is_the_question_needs_its_role_and_the_name_of_one_a_name() -> No
          "Our practice manager, Jo Bell, deals with complaints.",
          "Our practice manager deals with complaints and billing questions."),
     ))  # fmt: skip
+
+
+def test_an_early_year_needs_a_word_that_dates_it() -> None:
+    """A year before 1500 is a date after "in", "since", ...; a number like it alone is as
+    often a count or a model."""
+    _judged((
+        ("When was Scotland invaded by William?", "William invaded Scotland in 1072, riding north.",
+         "William's army invaded Scotland with 1072 men."),
+        ("When did the siege of Antioch take place?",
+         "After the siege of Antioch in 1097, Bohemond stayed in the city.",
+         "The siege of Antioch is told in the 1400 series of chronicles."),
+    ))  # fmt: skip
+
+
+def test_places_of_the_natural_world_and_names_for_which_country() -> None:
+    _judged((
+        ("Where is cobalt-60 produced?", "Cobalt-60 is produced in nuclear reactors.",
+         "Cobalt-60 is produced within two weeks of exposure."),
+        ("Where are irrigation tanks found?", "Irrigation tanks are found throughout South Asia.",
+         "Irrigation tanks are found around 5 metres deep."),
+        ("Which country faced a complete embargo?", "The Netherlands faced a complete embargo.",
+         "A complete embargo was faced by some members."),
+    ))  # fmt: skip
+
+
+def test_a_person_named_by_what_they_do_answers_who() -> None:
+    _judged((
+        ("Who takes photos of planes in flight?",
+         "The photographer takes photos of planes in flight from another aircraft.",
+         "Photos of planes in flight are taken from another aircraft."),
+    ))  # fmt: skip
+
+
+def test_the_sentences_before_a_value_in_its_paragraph_may_name_the_rest_of_the_subject() -> None:
+    """No sentence names the estate, its farmland and the barley; together they answer how
+    much of it grows barley. The same value in another paragraph does not."""
+    plan = plan_query("How much farmland on the estate grows barley?", "s")
+    lead = "The estate spans 900 hectares, mostly in the north."
+    between = "Its farmland is mostly sown for wheat."
+    value = "A further 60 hectares is sown for barley."
+    for paragraph, present in (("p1", True), ("p2", False)):
+        pool = [_evidence(lead, 0), _evidence(between, 70, order=1),
+                _evidence(value, 100, paragraph=paragraph, order=2)]  # fmt: skip
+        draft = Draft(profile="generic", sentences=tuple(as_draft([("answer", s) for s in pool])))
+        assert check_typed_value(plan, draft).outcome == ("present" if present else "missing")
