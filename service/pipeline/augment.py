@@ -201,7 +201,7 @@ def _procedure_fragment(
     found = [
         (rank, p) for rank, d in enumerate(searched)
         if (p := find_procedure(documents.get(d, []), hit_ids, plan.terms,
-                                asked=asked and rank == 0)) is not None
+                                asked=asked and rank == 0, query=plan.query)) is not None
     ]  # fmt: skip
     if not found:
         return None

@@ -115,14 +115,20 @@ def find_procedure(
     terms: Sequence[str],
     *,
     asked: bool = False,
+    query: str = "",
 ) -> Procedure | None:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
     three best hits (paragraph ids, best first), the one that names most, a better hit inside or
     in its section breaking ties; None when there is none. `asked`: the question asks for steps
     and this is its best document, so a laid-out block (not running text) qualifies when it
-    names a fifth of the terms or holds one of the three best hits."""
+    names a fifth of the terms or holds one of the three best hits. `query`: the question, for
+    the task it names (_DOES)."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
+    # The task asked is in the clause of the last question word: "the rotor was hard to remove,
+    # how should I lubricate the cone" asks for no removal.
+    asking = _QUESTION_WORD.split(query)[-1]
+    wanted = {task for task, verbs in _DOES.items() if verbs.search(asking)}
     best: tuple[float, Procedure] | None = None
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
@@ -145,6 +151,7 @@ def find_procedure(
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
+        score += _task_fit(found_block, wanted)
         # Running text holds its own introduction and notes around its instructions.
         region = block if layout == "instructions" else _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
@@ -153,6 +160,41 @@ def find_procedure(
         if best is None or score > best[0]:
             best = (score, found)
     return best[1] if best else None
+
+
+# Two tasks that undo each other, by the verbs (or verb and particle) that name them: "taking
+# the rotor out" asks for "Removing a rotor", not for "Installing a rotor" beside it under
+# "Installing and Removing Rotors", whose words name both.
+_DOES = {
+    "remove": re.compile(
+        r"\b(?:remov\w*|uninstall\w*|detach\w*|unmount\w*|(?:take|taking|took|get|getting|got|"
+        r"pull|pulling|lift|lifting)\s+(?:[\w-]+\s+){0,4}?(?:out|off)\b)",
+        re.IGNORECASE,
+    ),
+    "install": re.compile(
+        r"\b(?:install\w*|insert\w*|mount(?:s|ed|ing)?\b|fit(?:s|ting)?\b|"
+        r"(?:put|putting)\s+(?:[\w-]+\s+){0,4}?(?:in|on|back)\b)",
+        re.IGNORECASE,
+    ),
+}
+_UNDOES = {"remove": "install", "install": "remove"}
+_QUESTION_WORD = re.compile(r"\b(?:how|what|which)\b", re.IGNORECASE)
+_TASK_WEIGHT = 0.5  # a whole heading term's worth of score (2 * named, named per term)
+
+
+def _task_fit(block: _Block, wanted: set[str]) -> float:
+    """+_TASK_WEIGHT when the block's own heading (or its task) does the task the question
+    names and not its opposite, -_TASK_WEIGHT when it does only the opposite."""
+    if not wanted:
+        return 0.0
+    titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
+    own = block.task or (titles[-1] if titles else "")
+    done = {task for task, verbs in _DOES.items() if verbs.search(own)}
+    if done & wanted and not done & {_UNDOES[t] for t in wanted}:
+        return _TASK_WEIGHT
+    if done and all(_UNDOES.get(t) in wanted for t in done):
+        return -_TASK_WEIGHT
+    return 0.0
 
 
 def _blocks(rows: Sequence[Row]) -> list[_Block]:

@@ -434,6 +434,29 @@ def test_the_procedure_holding_the_hit_is_read_whole_with_its_context() -> None:
     assert len(found.step_starts) == 3
 
 
+def test_the_procedure_that_does_the_asked_task_not_its_opposite_is_chosen() -> None:
+    """ "Taking the rotor out" names the removal, which its section under "Installing and
+    Removing Rotors" does, though the installation holds the best hit and both name the rotor."""
+    top = "Installing and Removing Rotors"
+    rows = _rows(
+        ("list", "1. Open the lid.\n2. Lower the rotor onto the spindle.\n3. Tighten the knob.",
+         ("Manual", top, "Installing a rotor")),
+        ("list", "1. Open the lid.\n2. Loosen the knob.\n3. Lift the rotor off the spindle.",
+         ("Manual", top, "Removing a rotor")),
+    )  # fmt: skip
+    terms = ("taking", "rotor", "out", "centrifuge")
+    for query, heading in (
+        ("taking the rotor out of the centrifuge", "Removing a rotor"),
+        ("steps to get the rotor off the drive spindle", "Removing a rotor"),
+        ("how do I put the rotor in", "Installing a rotor"),
+        ("the rotor was hard to take out, how do I fit it", "Installing a rotor"),
+    ):
+        found = find_procedure(rows, ["p0"], terms, asked=True, query=query)
+        assert found is not None and found.heading_path[-1] == heading, query
+    found = find_procedure(rows, ["p0"], terms, asked=True)
+    assert found is not None and found.heading_path[-1] == "Installing a rotor"
+
+
 def test_instructions_written_as_running_text_are_a_procedure() -> None:
     """A manual's section of prose whose sentences instruct ("From Settings, tap ...") is read
     whole, each instruction a step; beside a list it is no rival to the list."""
