@@ -147,11 +147,14 @@ def find_procedure(
         # inference, so it must name as much as ever.
         laid_out = asked and layout != "instructions"
         some = named >= 0.2
-        if not (named >= 0.5 or (held and some) or (laid_out and (held or some))):
+        # A heading that does the asked task names the question as much as its words do
+        # ("rotor installation steps" / "Installing a rotor" in another than the best document).
+        fit = _task_fit(found_block, wanted)
+        if not (named >= 0.5 or ((held or fit > 0) and some) or (laid_out and (held or some))):
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
-        score += _task_fit(found_block, wanted)
+        score += fit
         # Running text holds its own introduction and notes around its instructions.
         region = block if layout == "instructions" else _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),

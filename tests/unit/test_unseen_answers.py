@@ -455,6 +455,13 @@ def test_the_procedure_that_does_the_asked_task_not_its_opposite_is_chosen() -> 
         assert found is not None and found.heading_path[-1] == heading, query
     found = find_procedure(rows, ["p0"], terms, asked=True)
     assert found is not None and found.heading_path[-1] == "Installing a rotor"
+    # In a document that is not the best one and holds no hit, a heading doing the asked task
+    # names the question enough.
+    query, terms = "rotor installation steps for the Spinlab C12", ("rotor", "installation",
+                                                                   "spinlab", "c12")  # fmt: skip
+    found = find_procedure(rows, ["elsewhere"], terms, query=query)
+    assert found is not None and found.heading_path[-1] == "Installing a rotor"
+    assert find_procedure(rows, ["elsewhere"], terms) is None
 
 
 def test_instructions_written_as_running_text_are_a_procedure() -> None:
