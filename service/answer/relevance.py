@@ -57,7 +57,7 @@ def relevant(text: str, plan: QueryPlan) -> bool:
     """Names a content word of the question (a Han or katakana term by any two such characters
     in a row of it; "de", "la", "het" and other function words do not count), or holds a value
     of the asked type."""
-    if plan.answer_type is not None and holds_instance(text, plan.answer_type):
+    if plan.answer_type is not None and holds_instance(text, plan.answer_type, wide=False):
         return True
     return any(_names(text, t) for t in plan.terms if not function_word(t))
 
@@ -179,7 +179,7 @@ def _parts(text: str) -> list[str]:
 def _coverage(text: str, plan: QueryPlan) -> float:
     """Share of the question's content words (function words left out) the text names; a
     value of the asked type counts as all of them."""
-    if plan.answer_type is not None and holds_instance(text, plan.answer_type):
+    if plan.answer_type is not None and holds_instance(text, plan.answer_type, wide=False):
         return 1.0
     terms = [t for t in plan.terms if not function_word(t)]
     return sum(1 for t in terms if _names(text, t)) / len(terms) if terms else 1.0

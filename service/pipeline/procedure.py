@@ -171,31 +171,36 @@ def find_procedure(
 _DOES = {
     "remove": re.compile(
         r"\b(?:remov\w*|uninstall\w*|detach\w*|unmount\w*|(?:take|taking|took|get|getting|got|"
-        r"pull|pulling|lift|lifting)\s+(?:[\w-]+\s+){0,4}?(?:out|off)\b)",
+        r"pull|pulling|lift|lifting)\s+(?:(?!most\b)[\w-]+\s+){0,4}?(?:out|off)\b)",
         re.IGNORECASE,
     ),
     "install": re.compile(
-        r"\b(?:install\w*|insert\w*|mount(?:s|ed|ing)?\b|fit(?:s|ting)?\b|"
-        r"(?:put|putting)\s+(?:[\w-]+\s+){0,4}?(?:in|on|back)\b)",
+        r"\b(?:(?:re-?)?install(?!ers?\b)\w*|insert(?:s|ed|ing)?\b|mount(?:s|ed|ing)?\b|"
+        r"(?:put|putting|fit|fitting)\s+(?:[\w-]+\s+){0,4}?(?:in|on|into|onto|back)\b"
+        r"(?!\s+(?:[\w-]+\s+){0,2}?mode\b))",
         re.IGNORECASE,
     ),
 }
 _UNDOES = {"remove": "install", "install": "remove"}
-_QUESTION_WORD = re.compile(r"\b(?:how|what|which)\b", re.IGNORECASE)
+# A question word that opens a clause ("..., how should I lubricate the cone"); not a relative
+# "which" ("take the rotor out, which is stuck").
+_QUESTION_WORD = re.compile(r"(?:^|[,;?.]\s*)(?:how|what)\b", re.IGNORECASE)
 _TASK_WEIGHT = 0.5  # a whole heading term's worth of score (2 * named, named per term)
 
 
 def _task_fit(block: _Block, wanted: set[str]) -> float:
-    """+_TASK_WEIGHT when the block's own heading (or its task) does the task the question
-    names and not its opposite, -_TASK_WEIGHT when it does only the opposite."""
-    if not wanted:
+    """+_TASK_WEIGHT when the block's own heading (or its task) does the one task the question
+    names and not its opposite, -_TASK_WEIGHT when it does only the opposite; 0 when the
+    question names both or neither."""
+    if len(wanted) != 1:
         return 0.0
+    [task] = wanted
     titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
     own = block.task or (titles[-1] if titles else "")
-    done = {task for task, verbs in _DOES.items() if verbs.search(own)}
-    if done & wanted and not done & {_UNDOES[t] for t in wanted}:
+    done = {t for t, verbs in _DOES.items() if verbs.search(own)}
+    if done == {task}:
         return _TASK_WEIGHT
-    if done and all(_UNDOES.get(t) in wanted for t in done):
+    if done == {_UNDOES[task]}:
         return -_TASK_WEIGHT
     return 0.0
 

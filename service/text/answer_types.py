@@ -91,8 +91,8 @@ _UNIT_NAMES: dict[str, tuple[str, ...]] = {
 # Places that have proper names: "which country" is answered by a name ("the Netherlands faced
 # a complete embargo"), whatever preposition stands before it.
 _GEOGRAPHY = (
-    r"countr(?:y|ies)|cit(?:y|ies)|nations?|regions?|continents?|islands?|provinces?|towns?|"
-    r"count(?:y|ies)|villages?|rivers?|oceans?|seas?|lakes?|mountains?|capitals?|territor(?:y|ies)"
+    r"countr(?:y|ies)|cit(?:y|ies)|nations?|continents?|islands?|provinces?|towns?|count(?:y|ies)|"
+    r"villages?|rivers?|oceans?|seas?|lakes?|mountains?|territor(?:y|ies)"
 )
 _DURATION_CUE = re.compile(
     r"\bhow long\b(?!\s+(?:is|are)\s+(?:the\s+)?(?:\w+\s+)?(?:cable|cord|hose|pipe|tube|"
@@ -184,7 +184,7 @@ _DATE = re.compile(
     # A year before 1500 only after a word that dates it ("invaded Scotland in 1072", "since
     # 1215"): alone such a number is as often a count or a model ("1200 W", "the 1400 series").
     r"\b(?:in|since|until|till|by|from|after|before|around|circa|c\.)\s+1[0-4]\d\d\b"
-    r"(?=\s*(?:[,.;:)]|$|(?:AD|CE|BC|BCE|and|the|to|when|until)\b|[a-z]{4,}))",
+    r"(?=\s*(?:[,.;:)]|$)|\s+(?:AD|CE|BC|BCE|and|when)\b)",
     re.IGNORECASE,
 )
 _YEAR_CUE = re.compile(r"\byears?\b", re.IGNORECASE)
@@ -219,15 +219,17 @@ _ROLE = re.compile(
     r"service (?:centre|center|partner)|dealer|installer|support|staff|operator|company|"
     r"manufacturer|vendor|contractor|electrician|plumber|director|founder|inventor|author|king|"
     r"queen|president|"
-    # people named by what they do ("the photographer positions the subject")
-    r"\w+(?:grapher|ologist|ician)s?|scientists?|researchers?|historians?|scholars?|writers?|"
-    r"poets?|novelists?|composers?|singers?|musicians?|actors?|actress(?:es)?|artists?|painters?|"
-    r"architects?|designers?|developers?|publishers?|producers?|players?|coach(?:es)?|captains?|"
-    r"commanders?|soldiers?|pilots?|doctors?|surgeons?|nurses?|teachers?|professors?|"
-    r"students?|disciples?|priests?|bishops?|pope|emperors?|empress|princes?|princess(?:es)?|"
-    r"dukes?|monks?|nuns?|chiefs?|leaders?|ministers?|governors?|senators?|mayors?|judges?|"
-    r"lawyers?|farmers?|workers?|explorers?|rulers?|journalists?|philosophers?|economists?|"
     r"[A-Z][a-z]+ (?:Ltd|Inc|GmbH|AG|LLC|Corp)\b)",
+    re.IGNORECASE,
+)
+# People named by what they do ("the photographer positions the subject"); words as often
+# things ("pilot" light, media "player", "ruler", "coach") are left out.
+_OCCUPATION = re.compile(
+    r"\b(?:\w+(?:grapher|ologist|ician)|scientist|researcher|historian|scholar|writer|poet|"
+    r"novelist|composer|singer|musician|actor|actress|artist|painter|architect|captain|"
+    r"commander|soldier|doctor|surgeon|nurse|teacher|professor|student|disciple|priest|bishop|"
+    r"pope|emperor|empress|prince|princess|duke|monk|nun|chief|leader|minister|senator|mayor|"
+    r"judge|lawyer|farmer|explorer|journalist|philosopher|economist)(?:s|es)?\b",
     re.IGNORECASE,
 )
 _CALENDAR = (
@@ -250,28 +252,34 @@ _PLACES = (  # nouns that name a place wherever they stand
 _PLACE_NOUNS = (  # and those that do after "in", "at", "on", ... ("on the back", "at the end")
     rf"{_PLACES}|walls?|doors?|halls?|desks?|racks?|bays?|trays?|sides?|back|front|top|bottom|"
     r"corners?|ends?|left|right|north|south|east|west|cent(?:re|er)|areas?|sites?|campus|"
-    r"stores?|shops?|entrance|states?|mountains?|rivers?|coast|border|park|station|port|"
-    # the natural world, buildings and the body ("produced in nuclear reactors", "found in
-    # wetlands", "stored in the liver")
-    r"world|earth|oceans?|seas?|lakes?|forests?|woods|deserts?|valleys?|jungles?|swamps?|"
-    r"marsh(?:es)?|wetlands?|grasslands?|plains|highlands|lowlands|hills?|hemisphere|tropics|"
-    r"atmosphere|sky|orbit|universe|galax(?:y|ies)|soil|ground|underground|waters|habitats?|"
-    r"reactors?|factor(?:y|ies)|mines?|hospitals?|schools?|universit(?:y|ies)|church(?:es)?|"
-    r"temples?|castles?|palaces?|stadiums?|arenas?|theat(?:re|er)s?|museums?|librar(?:y|ies)|"
-    r"prisons?|camps?|airports?|harbou?rs?|markets?|farms?|gardens?|yards?|districts?|"
-    r"count(?:y|ies)|territor(?:y|ies)|nations?|peninsulas?|zones?|homes?|houses?|body|"
-    r"brain|heart|liver|stomach|lungs?|kidneys?|intestines?|bloodstream|skin|bones?|muscles?|"
-    r"cells?|nucleus|cytoplasm|mitochondria"
+    r"stores?|shops?|entrance|states?|mountains?|rivers?|coast|border|park|station|port"
 )
 _PLACE = re.compile(
     r"(?i:\b(?:under|inside|behind|beside|next to|near|below|above|beneath|underneath|"
     r"opposite|outside|located|stored|mounted|kept)\b)\s+\S|"
     rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?)(?:(?!{_CALENDAR})[A-Z0-9]|"
     rf"(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|>|"
-    # "throughout Europe", "along the coast"; not "within two weeks", "around 5 pm"
-    r"(?i:\b(?:throughout|across|along|within|among|around|off|over)\s+(?:the\s+|a\s+|an\s+)?)"
-    rf"(?:(?!{_CALENDAR})[A-Z]|(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS})\b))|"
     rf"(?i:\b(?:{_PLACES})\b)"
+)
+# Places the typed check also reads, not the relevance screen (a sentence holding one is not
+# thereby about the question): the natural world, buildings and the body after "in", "at", ...
+# ("produced in nuclear reactors", "found in wetlands", "stored in the liver"), and a name or
+# a place noun after "throughout", "across", "along", "within", "among" or "around"
+# ("throughout Europe"; not "within two weeks", "around 5 pm").
+_NATURE = (
+    r"earth|oceans?|seas?|lakes?|forests?|woods|deserts?|valleys?|jungles?|swamps?|"
+    r"marsh(?:es)?|wetlands?|grasslands?|plains|highlands|lowlands|hills?|hemisphere|tropics|"
+    r"atmosphere|orbit|universe|galax(?:y|ies)|soil|underground|habitats?|reactors?|"
+    r"factor(?:y|ies)|mines?|hospitals?|schools?|universit(?:y|ies)|church(?:es)?|temples?|"
+    r"castles?|palaces?|stadiums?|museums?|librar(?:y|ies)|prisons?|airports?|harbou?rs?|"
+    r"farms?|gardens?|districts?|count(?:y|ies)|territor(?:y|ies)|nations?|peninsulas?|"
+    r"brain|liver|stomach|lungs?|kidneys?|intestines?|bloodstream|cytoplasm|mitochondria"
+)
+_WIDE_PLACE = re.compile(
+    rf"(?i:\b(?:in|at|on|from|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+){{0,2}}"
+    rf"(?:{_NATURE})\b)|"
+    r"(?i:\b(?:throughout|across|along|within|among|around)\s+(?:the\s+|a\s+|an\s+)?)"
+    rf"(?:(?!{_CALENDAR})[A-Z]|(?i:(?:[\w-]+\s+){{0,2}}(?:{_PLACE_NOUNS}|{_NATURE})\b))"
 )
 _YES_NO_ANSWER = re.compile(
     r"\b(?:yes|no|not|never|cannot|can't|must|can|only|always|is|are|does|do|will|should)\b",
@@ -282,8 +290,9 @@ _YES_NO_ANSWER = re.compile(
 class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     name: TypeName
     noun: str  # what the answer names when the value is missing: "weight", "duration", ...
-    # quantity: the unit families that answer it; person: "name"; date: "time" (a bare
-    # "when", which a time answers too) or "year" ("in what year": only a year does)
+    # quantity: the unit families that answer it; person: "name"; place: "name" (a geographic
+    # place, which a name answers too); date: "time" (a bare "when", which a time answers too)
+    # or "year" ("in what year": only a year does)
     families: tuple[str, ...] = ()
     counted: str = ""  # "how many sheets" (or "weeks"): the counted noun
     cue: str = ""  # the words that decided the type (trace)
@@ -330,14 +339,23 @@ def expected_type(question: str) -> AnswerType | None:
     return None
 
 
-def holds_instance(text: str, kind: AnswerType) -> bool:
-    """Whether `text` (a sentence of the answer) holds a value of the asked type."""
+def holds_instance(text: str, kind: AnswerType, *, wide: bool = True) -> bool:
+    """Whether `text` (a sentence of the answer) holds a value of the asked type. `wide` False
+    leaves out the places and people that only the typed check reads (_WIDE_PLACE, a name for
+    "which country", _OCCUPATION): the relevance screen keeps a sentence for its value, and
+    "Switch off Bluetooth and send your password to ..." must not pass for a place."""
     pattern = _PATTERNS.get(kind.name)
     if kind.name == "date" and "time" in kind.families and _TIME.search(text):
         return True  # a bare "when ..." is answered by a time as well as a date
     if kind.name == "date" and "year" in kind.families:
         pattern = _YEAR
-    return bool(pattern.search(text)) if pattern else _HOLDS[kind.name](text, kind)
+    if pattern:
+        return bool(pattern.search(text))
+    if kind.name == "place":
+        return _has_place(text, kind, wide)
+    if kind.name == "person":
+        return _has_person(text, kind, wide)
+    return _HOLDS[kind.name](text, kind)
 
 
 # "How tall ..." asks for a height: a sentence that gives a value for the attribute says which
@@ -446,18 +464,25 @@ def _has_duration(text: str, _kind: AnswerType) -> bool:
     )
 
 
-def _has_place(text: str, kind: AnswerType) -> bool:
+def _names_someone(text: str) -> bool:
+    return bool(_NAME.search(text) or _SINGLE_NAME.search(text))
+
+
+def _has_place(text: str, kind: AnswerType, wide: bool) -> bool:
     """A place; "which country" is answered by a name as well ("the Netherlands faced ...")."""
-    return bool(_PLACE.search(text)) or (
-        "name" in kind.families and bool(_NAME.search(text) or _SINGLE_NAME.search(text))
-    )
+    if _PLACE.search(text):
+        return True
+    return wide and (bool(_WIDE_PLACE.search(text))
+                     or ("name" in kind.families and _names_someone(text)))  # fmt: skip
 
 
-def _has_person(text: str, kind: AnswerType) -> bool:
+def _has_person(text: str, kind: AnswerType, wide: bool) -> bool:
     """A name, or a role or team; "what's the name of ..." asks for a name: "our practice
     manager deals with complaints" gives none."""
-    named = bool(_NAME.search(text) or _SINGLE_NAME.search(text))
-    return named if "name" in kind.families else named or bool(_ROLE.search(text))
+    named = _names_someone(text)
+    if "name" in kind.families:
+        return named
+    return named or bool(_ROLE.search(text) or (wide and _OCCUPATION.search(text)))
 
 
 # Types one pattern decides; the others need the question's unit family or several patterns.
@@ -465,7 +490,4 @@ _PATTERNS = {
     "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "version": _VERSION,
     "yes_no": _YES_NO_ANSWER,
 }  # fmt: skip
-_HOLDS = {
-    "quantity": _has_quantity, "duration": _has_duration, "person": _has_person,
-    "place": _has_place,
-}  # fmt: skip
+_HOLDS = {"quantity": _has_quantity, "duration": _has_duration}

@@ -445,13 +445,16 @@ def test_the_procedure_that_does_the_asked_task_not_its_opposite_is_chosen() -> 
          ("Manual", top, "Removing a rotor")),
     )  # fmt: skip
     terms = ("taking", "rotor", "out", "centrifuge")
-    for query, heading in (
-        ("taking the rotor out of the centrifuge", "Removing a rotor"),
-        ("steps to get the rotor off the drive spindle", "Removing a rotor"),
-        ("how do I put the rotor in", "Installing a rotor"),
-        ("the rotor was hard to take out, how do I fit it", "Installing a rotor"),
+    for query, hit, heading in (
+        ("taking the rotor out of the centrifuge", "p0", "Removing a rotor"),
+        ("steps to get the rotor off the drive spindle", "p0", "Removing a rotor"),
+        ("how do I take the rotor out, which is stuck?", "p0", "Removing a rotor"),
+        ("how do I put the rotor in", "p1", "Installing a rotor"),
+        ("the rotor was hard to take out, how do I put it back", "p1", "Installing a rotor"),
+        # both tasks named: the hit decides
+        ("take out and put back the rotor", "p1", "Removing a rotor"),
     ):
-        found = find_procedure(rows, ["p0"], terms, asked=True, query=query)
+        found = find_procedure(rows, [hit], terms, asked=True, query=query)
         assert found is not None and found.heading_path[-1] == heading, query
     found = find_procedure(rows, ["p0"], terms, asked=True)
     assert found is not None and found.heading_path[-1] == "Installing a rotor"
