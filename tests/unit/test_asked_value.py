@@ -141,6 +141,13 @@ def test_a_who_is_the_question_needs_its_role_and_the_name_of_one_a_name() -> No
     ))  # fmt: skip
 
 
+def _holds_none(question: str, texts: tuple[str, ...]) -> None:
+    kind = expected_type(question)
+    assert kind is not None
+    for text in texts:
+        assert not holds_instance(text, kind), text
+
+
 def test_an_early_year_needs_a_word_that_dates_it() -> None:
     """A year before 1500 is a date after "in", "since", ...; a number like it alone is as
     often a count or a model."""
@@ -151,11 +158,8 @@ def test_an_early_year_needs_a_word_that_dates_it() -> None:
          "After the siege of Antioch in 1097, Bohemond stayed in the city.",
          "The siege of Antioch is told in 1400 pages of chronicles."),
     ))  # fmt: skip
-    kind = expected_type("When was the bridge built?")
-    assert kind is not None
-    for count in ("The bridge was built by around 1200 people.", "It was sold in 1200 units.",
-                  "It draws from 1200 to 1400 W."):  # fmt: skip
-        assert not holds_instance(count, kind), count
+    _holds_none("When was the bridge built?", ("The bridge was built by around 1200 people.",
+                "It was sold in 1200 units.", "It draws from 1200 to 1400 W."))  # fmt: skip
 
 
 def test_places_of_the_natural_world_and_names_for_which_country() -> None:
@@ -175,11 +179,9 @@ def test_a_person_named_by_what_they_do_answers_who() -> None:
          "The photographer takes photos of planes in flight from another aircraft.",
          "Photos of planes in flight are taken from another aircraft."),
     ))  # fmt: skip
-    kind = expected_type("Who maintains the boiler?")
-    assert kind is not None
-    for thing in ("Light the pilot flame of the boiler.", "The monkey wrench fits the boiler.",
-                  "The boiler is chiefly maintained yearly."):  # fmt: skip
-        assert not holds_instance(thing, kind), thing
+    things = ("Light the pilot flame of the boiler.", "The monkey wrench fits the boiler.",
+              "It is chiefly maintained yearly.")  # fmt: skip
+    _holds_none("Who maintains the boiler?", things)
 
 
 def test_the_relevance_screen_reads_only_the_narrow_places_and_people() -> None:
