@@ -29,7 +29,10 @@ import msgspec
 from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
-__all__ = ["STEP_HEADING", "Layout", "Procedure", "find_procedure", "instructs"]
+__all__ = [
+    "STEP_HEADING", "Layout", "Procedure", "asked_tasks", "find_procedure", "instructs",
+    "opposite_task", "tasks_done",
+]  # fmt: skip
 
 Layout = Literal[
     "numbered", "bulleted", "table", "step_paragraphs", "heading_per_step", "sequence",
@@ -125,10 +128,7 @@ def find_procedure(
     names a fifth of the terms or holds one of the three best hits. `query`: the question, for
     the task it names (_DOES)."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
-    # The task asked is in the clause of the last question word: "the rotor was hard to remove,
-    # how should I lubricate the cone" asks for no removal.
-    asking = _QUESTION_WORD.split(query)[-1]
-    wanted = {task for task, verbs in _DOES.items() if verbs.search(asking)}
+    wanted = asked_tasks(query)
     best: tuple[float, Procedure] | None = None
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
@@ -176,6 +176,7 @@ _DOES = {
     ),
     "install": re.compile(
         r"\b(?:(?:re-?)?install(?!ers?\b)\w*|insert(?:s|ed|ing)?\b|mount(?:s|ed|ing)?\b|"
+        r"add(?:s|ed|ing)?\b|"
         r"(?:put|putting|fit|fitting)\s+(?:[\w-]+\s+){0,4}?(?:in|on|into|onto|back)\b"
         r"(?!\s+(?:[\w-]+\s+){0,2}?mode\b))",
         re.IGNORECASE,
@@ -196,13 +197,28 @@ def _task_fit(block: _Block, wanted: set[str]) -> float:
         return 0.0
     [task] = wanted
     titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
-    own = block.task or (titles[-1] if titles else "")
-    done = {t for t, verbs in _DOES.items() if verbs.search(own)}
+    done = tasks_done(block.task or (titles[-1] if titles else ""))
     if done == {task}:
         return _TASK_WEIGHT
-    if done == {_UNDOES[task]}:
+    if done == {opposite_task(task)}:
         return -_TASK_WEIGHT
     return 0.0
+
+
+def asked_tasks(query: str) -> set[str]:
+    """The tasks of _DOES the question asks to do, read in the clause of its last question
+    word: "the rotor was hard to remove, how should I lubricate the cone" asks for no
+    removal."""
+    return tasks_done(_QUESTION_WORD.split(query)[-1])
+
+
+def tasks_done(text: str) -> set[str]:
+    """The tasks of _DOES a heading, a task or a clause names."""
+    return {task for task, verbs in _DOES.items() if verbs.search(text)}
+
+
+def opposite_task(task: str) -> str:
+    return _UNDOES[task]
 
 
 def _blocks(rows: Sequence[Row]) -> list[_Block]:

@@ -20,6 +20,7 @@ from service.answer.sufficiency import (
     review_sufficiency,
 )
 from service.answer.typed_value import check_typed_value
+from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment, SourceDecision
 from service.pipeline.retrieval import Hit
 from service.question.runner import answerability_candidates
@@ -745,6 +746,32 @@ def test_a_procedure_for_another_task_does_not_answer_how_to_do_the_asked_one() 
     split = pack_of({0: "parent_context"}, extra=(task,))
     assert _review("How do I calibrate the water glass sensor?", split).degradation == "none"
     assert _review("How do I replace the water glass sensor?", split).missing_terms[0] == "replace"
+
+
+def test_a_procedure_that_undoes_the_asked_task_does_not_answer_it() -> None:
+    """Adding is the opposite of removing: steps under "Adding a satellite node" leave "Remove a
+    satellite from my network" partial, naming the removal (a phrasal "take ... out" by the
+    task's name); the same steps answer how to add one, and a heading that does neither
+    ("Pairing the satellite") is not judged."""
+    data = rows()
+    steps = (data[2]["startOffset"], data[3]["startOffset"])
+
+    def procedure(heading: str) -> RagContextPack:
+        steps_fragment = msgspec.structs.replace(
+            fragment(data[2]), end_offset=data[3]["endOffset"], step_starts=steps,
+            heading_path=("Water glass", heading), text=f"{data[2]['text']}\n\n{data[3]['text']}",
+        )  # fmt: skip
+        return pack_of({0: "parent_context"}, extra=(steps_fragment,))
+
+    adding = procedure("Adding a water glass sensor")
+    review = _review("Remove a water glass sensor from the tank", adding)
+    assert review.degradation == "partial_coverage" and review.missing_terms[0] == "remove"
+    assert not next(g for g in review.gates if g.name == "query_intent_coverage").passed
+    phrasal = _review("How do I take the water glass sensor out?", adding)
+    assert phrasal.degradation == "partial_coverage" and phrasal.missing_terms[0] == "remove"
+    assert _review("How do I add a water glass sensor?", adding).degradation == "none"
+    pairing = procedure("Pairing the water glass sensor")
+    assert _review("Remove a water glass sensor from the tank", pairing).degradation == "none"
 
 
 def test_a_how_to_is_covered_by_its_procedure_not_by_other_pages() -> None:

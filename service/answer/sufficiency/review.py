@@ -27,7 +27,7 @@ from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
-from service.pipeline.procedure import STEP_HEADING, SUBTASK
+from service.pipeline.procedure import STEP_HEADING, SUBTASK, asked_tasks, opposite_task, tasks_done
 from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
@@ -359,15 +359,20 @@ def _operands(
 def _other_task(plan: QueryPlan, procedure: Fragment) -> tuple[str, ...]:
     """The question's terms that name the task it asks how to do, when the procedure's own
     name (a task of running text's "To ...:", else its heading) names another task and not
-    that one (tasks.TASKS: "replacing" against "Calibrating the torque sensor"); () when either
-    names no task or both name the same."""
+    that one (tasks.TASKS: "replacing" against "Calibrating the torque sensor"), or
+    the opposite of the task procedure.py reads as removing or installing ("Remove a satellite"
+    against "Adding a satellite node"); () when either names no task or both name the same. A
+    task no single term names ("get the battery out") is named by its name ("remove")."""
     task = SUBTASK.match(procedure.text)
     heading = task.group("task") if task else next(
         (h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")  # fmt: skip
     asked, done = tasks_named(plan.query), tasks_named(heading)
-    if not asked or not done or asked & done:
-        return ()
-    return tuple(t for t in plan.terms if tasks_named(t) & asked)
+    if asked and done and not asked & done:
+        return tuple(t for t in plan.terms if tasks_named(t) & asked)
+    asked, done = asked_tasks(plan.query), tasks_done(heading)
+    if len(asked) == 1 and done == {opposite_task(*asked)}:
+        return tuple(t for t in plan.terms if tasks_done(t) & asked) or tuple(asked)
+    return ()
 
 
 def _intent(
