@@ -176,7 +176,7 @@ _DOES = {
     ),
     "install": re.compile(
         r"\b(?:(?:re-?)?install(?!ers?\b)\w*|insert(?:s|ed|ing)?\b|mount(?:s|ed|ing)?\b|"
-        r"add(?:s|ed|ing)?\b|"
+        r"add(?:s|ing)?\b(?!-)|"
         r"(?:put|putting|fit|fitting)\s+(?:[\w-]+\s+){0,4}?(?:in|on|into|onto|back)\b"
         r"(?!\s+(?:[\w-]+\s+){0,2}?mode\b))",
         re.IGNORECASE,
@@ -218,6 +218,7 @@ def tasks_done(text: str) -> set[str]:
 
 
 def opposite_task(task: str) -> str:
+    """The task that undoes `task` (remove <-> install)."""
     return _UNDOES[task]
 
 

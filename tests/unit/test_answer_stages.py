@@ -772,6 +772,11 @@ def test_a_procedure_that_undoes_the_asked_task_does_not_answer_it() -> None:
     assert _review("How do I add a water glass sensor?", adding).degradation == "none"
     pairing = procedure("Pairing the water glass sensor")
     assert _review("Remove a water glass sensor from the tank", pairing).degradation == "none"
+    # Removing one thing is no opposite of adding another, nor of a note on a version.
+    descaler = procedure("Adding descaler")
+    assert _review("How do I remove water glass from the sensor?", descaler).degradation == "none"
+    added = procedure("Water glass sensor (added in version 3)")
+    assert _review("Remove a water glass sensor from the tank", added).degradation == "none"
 
 
 def test_a_how_to_is_covered_by_its_procedure_not_by_other_pages() -> None:

@@ -23,6 +23,7 @@ from service.answer.sufficiency.model import (
     SufficiencyReview,
 )
 from service.answer.sufficiency.tasks import tasks_named
+from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
@@ -359,18 +360,24 @@ def _operands(
 def _other_task(plan: QueryPlan, procedure: Fragment) -> tuple[str, ...]:
     """The question's terms that name the task it asks how to do, when the procedure's own
     name (a task of running text's "To ...:", else its heading) names another task and not
-    that one (tasks.TASKS: "replacing" against "Calibrating the torque sensor"), or
-    the opposite of the task procedure.py reads as removing or installing ("Remove a satellite"
-    against "Adding a satellite node"); () when either names no task or both name the same. A
-    task no single term names ("get the battery out") is named by its name ("remove")."""
+    that one: another word family of tasks.TASKS ("replacing" against "Calibrating the torque
+    sensor"), or, when neither names such a family, the opposite removal or installation of
+    the same thing (procedure.py: "Remove a satellite" against "Adding a satellite node", not
+    "remove limescale" against "Adding descaler"). A task no single term names ("get the
+    battery out") is named by its name ("remove"). () when no such mismatch is read."""
     task = SUBTASK.match(procedure.text)
     heading = task.group("task") if task else next(
         (h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")  # fmt: skip
     asked, done = tasks_named(plan.query), tasks_named(heading)
-    if asked and done and not asked & done:
-        return tuple(t for t in plan.terms if tasks_named(t) & asked)
+    if asked and done:
+        return () if asked & done else tuple(t for t in plan.terms if tasks_named(t) & asked)
     asked, done = asked_tasks(plan.query), tasks_done(heading)
-    if len(asked) == 1 and done == {opposite_task(*asked)}:
+    words = stems(heading)
+    if (
+        len(asked) == 1
+        and done == {opposite_task(*asked)}
+        and any(has_term(heading, t, words) for t in plan.terms)
+    ):
         return tuple(t for t in plan.terms if tasks_done(t) & asked) or tuple(asked)
     return ()
 
