@@ -132,13 +132,17 @@ def find_procedure(
     best: tuple[float, Procedure] | None = None
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
+        if layout == "instructions" and _BEFORE.search(" ".join(_path(block[0])[-1:])):
+            continue  # what to do before you begin is part of the procedure after it (_region)
         ids = {str(r["paragraphId"]) for r in block}
         sections = {_path(r) for r in block} | {_path(r)[:-1] for r in block if layout ==
                                                 "heading_per_step"}  # fmt: skip
         hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
-        named = _coverage(found_block, _rows_before(ordered, block), terms)
+        # Rounded: 0.3 * 2 / 3 (two of three terms in the introduction) is under 0.2 in binary
+        # floating point, and must name a fifth.
+        named = round(_coverage(found_block, _rows_before(ordered, block), terms), 9)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
         held = hit_rank is not None and hit_rank <= 2

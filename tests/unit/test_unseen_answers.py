@@ -434,6 +434,34 @@ def test_the_procedure_holding_the_hit_is_read_whole_with_its_context() -> None:
     assert len(found.step_starts) == 3
 
 
+def test_a_procedure_its_introduction_names_a_fifth_of_the_question_of_is_found() -> None:
+    """Asked for steps: a lead naming two of three terms names a fifth of them (0.3 * 2 / 3,
+    under 0.2 in binary floating point)."""
+    rows = _rows(
+        ("paragraph", "The PowerTube battery is built into the frame.", ("Battery",)),
+        ("list", "- Switch off the system.\n- Turn the key.\n- Pull the battery down.",
+         ("Battery", "Removing the battery")),
+    )  # fmt: skip
+    found = find_procedure(rows, ["elsewhere"], ("powertube", "out", "frame"), asked=True)
+    assert found is not None and found.heading_path[-1] == "Removing the battery"
+    assert find_procedure(rows, ["elsewhere"], ("powertube", "out", "frame", "bike")) is None
+
+
+def test_what_to_do_before_you_begin_is_no_procedure_of_its_own() -> None:
+    """Running instructions under "Before you begin" prepare the steps after them: the question
+    gets the steps (with the preparation as their context), even when the best hit is in the
+    preparation."""
+    rows = _rows(
+        ("paragraph", "Heat the bed to 60 °C first. Remove any plastic from the nozzle tip.",
+         ("Tramming the bed", "Before you begin")),
+        ("list", "1. Start the routine.\n2. Slide the paper under the nozzle.\n3. Turn the knob.",
+         ("Tramming the bed", "Guided tramming routine")),
+    )  # fmt: skip
+    found = find_procedure(rows, ["p0"], ("level", "print", "bed"), asked=True)
+    assert found is not None and found.heading_path[-1] == "Guided tramming routine"
+    assert [r["paragraphId"] for r in found.rows] == ["p0", "p1"]
+
+
 def test_the_procedure_that_does_the_asked_task_not_its_opposite_is_chosen() -> None:
     """ "Taking the rotor out" names the removal, which its section under "Installing and
     Removing Rotors" does, though the installation holds the best hit and both name the rotor."""
