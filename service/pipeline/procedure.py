@@ -30,8 +30,8 @@ from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
 __all__ = [
-    "STEP_HEADING", "Layout", "Procedure", "asked_tasks", "find_procedure", "instructs",
-    "opposite_task", "tasks_done",
+    "STEP_HEADING", "Layout", "Procedure", "asked_tasks", "find_procedure", "heading_task",
+    "instructs", "opposite_task", "tasks_done",
 ]  # fmt: skip
 
 Layout = Literal[
@@ -83,6 +83,13 @@ _MIN_INSTRUCTIONS = 2  # imperative sentences that make running text a procedure
 # A sentence of running text that names a task of its own ("To unlink contacts: From Contacts,
 # tap ..."): the procedure before it ends there, and another begins (a comma makes it a
 # lead-in, not a task: "To access the following features, tap More options:").
+# A heading that is only a preparation ("Before you begin", "Requirements"), not "Surface
+# preparation" or "Requirements for installing the app".
+_PREPARATION = re.compile(
+    r"\s*(?:before you (?:begin|start)|prerequisites?|requirements|what you(?: will)? need|"
+    r"you will need|preparation|getting ready)\W*$",
+    re.IGNORECASE,
+)
 SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
@@ -132,8 +139,8 @@ def find_procedure(
     best: tuple[float, Procedure] | None = None
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
-        if layout == "instructions" and _BEFORE.search(" ".join(_path(block[0])[-1:])):
-            continue  # what to do before you begin is part of the procedure after it (_region)
+        if layout == "instructions" and _PREPARATION.match(" ".join(_path(block[0])[-1:])):
+            continue  # what to do before you begin prepares a task; it is not one
         ids = {str(r["paragraphId"]) for r in block}
         sections = {_path(r) for r in block} | {_path(r)[:-1] for r in block if layout ==
                                                 "heading_per_step"}  # fmt: skip
@@ -219,6 +226,21 @@ def asked_tasks(query: str) -> set[str]:
 def tasks_done(text: str) -> set[str]:
     """The tasks of _DOES a heading, a task or a clause names."""
     return {task for task, verbs in _DOES.items() if verbs.search(text)}
+
+
+def heading_task(heading: str) -> set[str]:
+    """The task of _DOES a heading or a "To ...:" task opens with: its first word (after "To"
+    or "How to") a verb followed by an article or a possessive ("Adding a satellite node",
+    "remove the filter"); none for a noun phrase ("Mounting bracket", "Removable battery")."""
+    opening = _OPENING.match(heading)
+    return tasks_done(opening.group("verb")) if opening else set()
+
+
+_OPENING = re.compile(
+    r"\s*(?:how\s+to\s+|to\s+)?(?P<verb>\w+)\s+(?:the|a|an|your|its|this|that|each|all|any|"
+    r"one|new|old)\b",
+    re.IGNORECASE,
+)
 
 
 def opposite_task(task: str) -> str:

@@ -15,7 +15,7 @@ from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
-from service.pipeline.procedure import find_procedure
+from service.pipeline.procedure import find_procedure, heading_task, tasks_done
 from service.pipeline.scope_words import _real_word, is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
@@ -434,7 +434,7 @@ def test_the_procedure_holding_the_hit_is_read_whole_with_its_context() -> None:
     assert len(found.step_starts) == 3
 
 
-def test_a_procedure_its_introduction_names_a_fifth_of_the_question_of_is_found() -> None:
+def test_an_introduction_naming_two_of_three_terms_qualifies() -> None:
     """Asked for steps: a lead naming two of three terms names a fifth of them (0.3 * 2 / 3,
     under 0.2 in binary floating point)."""
     rows = _rows(
@@ -460,6 +460,22 @@ def test_what_to_do_before_you_begin_is_no_procedure_of_its_own() -> None:
     found = find_procedure(rows, ["p0"], ("level", "print", "bed"), asked=True)
     assert found is not None and found.heading_path[-1] == "Guided tramming routine"
     assert [r["paragraphId"] for r in found.rows] == ["p0", "p1"]
+    # A heading that names its own task with such a word is a task.
+    surface = _rows(
+        ("paragraph", "Heat the room to 20 °C first. Remove any dust from the wall.",
+         ("Painting", "Surface preparation")),
+        ("paragraph", "Paint dries in four hours.", ("Painting", "Drying")),
+    )  # fmt: skip
+    found = find_procedure(surface, ["p0"], ("prepare", "wall", "surface"), asked=True)
+    assert found is not None and found.heading_path[-1] == "Surface preparation"
+
+
+def test_an_add_on_is_no_adding() -> None:
+    assert tasks_done("Removing add-ons") == {"remove"}
+    assert tasks_done("Adding a satellite") == {"install"}
+    assert heading_task("Mounting bracket") == set() and heading_task("Adding a node") == {
+        "install"
+    }
 
 
 def test_the_procedure_that_does_the_asked_task_not_its_opposite_is_chosen() -> None:

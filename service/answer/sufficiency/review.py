@@ -28,7 +28,14 @@ from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan
-from service.pipeline.procedure import STEP_HEADING, SUBTASK, asked_tasks, opposite_task, tasks_done
+from service.pipeline.procedure import (
+    STEP_HEADING,
+    SUBTASK,
+    asked_tasks,
+    heading_task,
+    opposite_task,
+    tasks_done,
+)
 from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
@@ -361,17 +368,18 @@ def _other_task(plan: QueryPlan, procedure: Fragment) -> tuple[str, ...]:
     """The question's terms that name the task it asks how to do, when the procedure's own
     name (a task of running text's "To ...:", else its heading) names another task and not
     that one: another word family of tasks.TASKS ("replacing" against "Calibrating the torque
-    sensor"), or, when neither names such a family, the opposite removal or installation of
-    the same thing (procedure.py: "Remove a satellite" against "Adding a satellite node", not
-    "remove limescale" against "Adding descaler"). A task no single term names ("get the
-    battery out") is named by its name ("remove"). () when no such mismatch is read."""
+    sensor"); otherwise the opposite removal or installation of the same thing, when the name
+    opens with it (procedure.heading_task: "Remove a satellite" against "Adding a satellite
+    node", not "remove limescale" against "Adding descaler" nor "remove the bracket" against
+    "Mounting bracket"). When no term of the question is the verb ("get the battery out"), the
+    task's name ("remove") is reported. () when no such mismatch is read."""
     task = SUBTASK.match(procedure.text)
     heading = task.group("task") if task else next(
         (h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")  # fmt: skip
     asked, done = tasks_named(plan.query), tasks_named(heading)
     if asked and done:
         return () if asked & done else tuple(t for t in plan.terms if tasks_named(t) & asked)
-    asked, done = asked_tasks(plan.query), tasks_done(heading)
+    asked, done = asked_tasks(plan.query), heading_task(heading)
     words = stems(heading)
     if (
         len(asked) == 1
