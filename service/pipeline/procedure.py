@@ -80,9 +80,6 @@ _IMPERATIVE_VERBS = (
 )
 _IMPERATIVE = frozenset(_IMPERATIVE_VERBS.split())
 _MIN_INSTRUCTIONS = 2  # imperative sentences that make running text a procedure
-# A sentence of running text that names a task of its own ("To unlink contacts: From Contacts,
-# tap ..."): the procedure before it ends there, and another begins (a comma makes it a
-# lead-in, not a task: "To access the following features, tap More options:").
 # A heading that is only a preparation ("Before you begin", "Requirements"), not "Surface
 # preparation" or "Requirements for installing the app".
 _PREPARATION = re.compile(
@@ -90,6 +87,9 @@ _PREPARATION = re.compile(
     r"you will need|preparation|getting ready)\W*$",
     re.IGNORECASE,
 )
+# A sentence of running text that names a task of its own ("To unlink contacts: From Contacts,
+# tap ..."): the procedure before it ends there, and another begins (a comma makes it a
+# lead-in, not a task: "To access the following features, tap More options:").
 SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
