@@ -147,9 +147,7 @@ def find_procedure(
         hit_rank = next((i for i, p in enumerate(hit_paragraphs) if p in ids), None)
         near = any(_path(r) in sections for r in ordered if str(r["paragraphId"]) in
                    hit_paragraphs)  # fmt: skip
-        # Rounded: 0.3 * 2 / 3 (two of three terms in the introduction) is under 0.2 in binary
-        # floating point, and must name a fifth.
-        named = round(_coverage(found_block, _rows_before(ordered, block), terms), 9)
+        named = round(_coverage(found_block, _rows_before(ordered, block), terms), _SHARE_DIGITS)
         # A list of safety notes beside the procedure is no procedure: a block qualifies when
         # its headings name the question, or when it holds the best hit itself.
         held = hit_rank is not None and hit_rank <= 2
@@ -165,7 +163,8 @@ def find_procedure(
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
-        score += fit
+        # The asked verb opening its heading ranks a qualified block, but qualifies none.
+        score += fit or _verb_fit(found_block, terms)
         # Running text holds its own introduction and notes around its instructions.
         region = block if layout == "instructions" else _region(ordered, block, layout)
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
@@ -197,6 +196,9 @@ _UNDOES = {"remove": "install", "install": "remove"}
 # A question word that opens a clause ("..., how should I lubricate the cone"); not a relative
 # "which" ("take the rotor out, which is stuck").
 _QUESTION_WORD = re.compile(r"(?:^|[,;?.]\s*)(?:how|what)\b", re.IGNORECASE)
+# A share of the terms is compared rounded: 0.3 * 2 / 3 (two of three terms in the
+# introduction) is under 0.2 in binary floating point, and must name a fifth.
+_SHARE_DIGITS = 9
 _TASK_WEIGHT = 0.5  # a whole heading term's worth of score (2 * named, named per term)
 
 
@@ -214,6 +216,21 @@ def _task_fit(block: _Block, wanted: set[str]) -> float:
     if done == {opposite_task(task)}:
         return -_TASK_WEIGHT
     return 0.0
+
+
+def _verb_fit(block: _Block, terms: Sequence[str]) -> float:
+    """+_TASK_WEIGHT when the block's own heading opens with a verb the question names
+    ("Balancing a load" for "how do I balance the centrifuge rotor?", where "Installing a rotor"
+    beside it names the rotor as much): the task is the heading's most telling word."""
+    titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
+    opening = _GERUND.match(titles[-1]) if titles else None
+    if opening is None:
+        return 0.0
+    verb = opening.group("verb").lower()
+    return _TASK_WEIGHT if terms and _close(terms[0], verb) else 0.0
+
+
+_GERUND = re.compile(r"\s*(?:how\s+to\s+|to\s+)?(?P<verb>\w+ing)\b", re.IGNORECASE)
 
 
 def asked_tasks(query: str) -> set[str]:

@@ -13,6 +13,7 @@ state the weight asked for").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 import msgspec
@@ -351,11 +352,7 @@ def holds_instance(text: str, kind: AnswerType, *, wide: bool = True) -> bool:
         pattern = _YEAR
     if pattern:
         return bool(pattern.search(text))
-    if kind.name == "place":
-        return _has_place(text, kind, wide)
-    if kind.name == "person":
-        return _has_person(text, kind, wide)
-    return _HOLDS[kind.name](text, kind)
+    return _HOLDS[kind.name](text, kind, wide)
 
 
 # "How tall ..." asks for a height: a sentence that gives a value for the attribute says which
@@ -419,7 +416,7 @@ def _unit_named(text: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(f for f, names in _UNIT_NAMES.items() if unit in names and f not in exclude)
 
 
-def _has_quantity(text: str, kind: AnswerType) -> bool:
+def _has_quantity(text: str, kind: AnswerType, _wide: bool) -> bool:
     if kind.counted in _PEOPLE:  # "42 plots", "10 m" and "1 March" count no one
         return bool(_PEOPLE_COUNT.search(text))
     if not kind.families:  # a count ("how many jurors") or an amount: any figure
@@ -449,7 +446,7 @@ _PEOPLE_COUNT = re.compile(
 _MONEY_FIRST = re.compile(r"(?:[$€£¥]|\b(?:usd|eur|gbp|chf|kr)\b)\s?\d", re.IGNORECASE)
 
 
-def _has_duration(text: str, _kind: AnswerType) -> bool:
+def _has_duration(text: str, _kind: AnswerType, _wide: bool) -> bool:
     return bool(
         re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{_TIME_UNITS})\b", text, re.I)
         or re.search(r"\b(?:lifetime|overnight|indefinitely|permanent\w*)\b", text, re.I)
@@ -490,4 +487,7 @@ _PATTERNS = {
     "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "version": _VERSION,
     "yes_no": _YES_NO_ANSWER,
 }  # fmt: skip
-_HOLDS = {"quantity": _has_quantity, "duration": _has_duration}
+_HOLDS: dict[str, Callable[[str, AnswerType, bool], bool]] = {
+    "quantity": _has_quantity, "duration": _has_duration, "place": _has_place,
+    "person": _has_person,
+}  # fmt: skip

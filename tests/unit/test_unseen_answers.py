@@ -447,6 +447,23 @@ def test_an_introduction_naming_two_of_three_terms_qualifies() -> None:
     assert find_procedure(rows, ["elsewhere"], ("powertube", "out", "frame", "bike")) is None
 
 
+def test_a_heading_that_opens_with_the_asked_verb_ranks_first() -> None:
+    """Asked "How do I balance the rotor?", "Balancing a load" is the task asked, though the steps
+    of "Installing a rotor" beside it hold a hit and name the rotor as often."""
+    rows = _rows(
+        ("list", "1. Fill the tubes equally.\n2. Place them in pairs.\n3. Close the lid.",
+         ("Rotors", "Balancing a load")),
+        ("list", "1. Lower the rotor onto the spindle.\n2. Tighten the screw.\n3. Close the lid.",
+         ("Rotors", "Installing a rotor")),
+    )  # fmt: skip
+    hits = ["elsewhere", "other", "p1"]
+    found = find_procedure(rows, hits, ("balance", "centrifuge", "rotor"), asked=True)
+    assert found is not None and found.heading_path[-1] == "Balancing a load"
+    # The verb must be the question's own (its first term), not a noun it names later.
+    found = find_procedure(rows, hits, ("centrifuge", "rotor", "balance"), asked=True)
+    assert found is not None and found.heading_path[-1] == "Installing a rotor"
+
+
 def test_what_to_do_before_you_begin_is_no_procedure_of_its_own() -> None:
     """Running instructions under "Before you begin" prepare the steps after them: the question
     gets the steps (with the preparation as their context), even when the best hit is in the
