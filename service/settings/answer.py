@@ -80,6 +80,9 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # A procedure whose headings and introduction name this share of the question's terms
     # answers a how-to question without the answerability gate (which reads sentences).
     procedure_named_share: float = 0.5
+    # A procedure naming this share (under the one above) is given `partial`, with its steps,
+    # where the answerability gate would refuse the question.
+    procedure_partial_share: float = 0.33
     answer_chars: int = 1800  # longest public answer text
     # Generic profile (composer.select): the best-matching page's first sentences, then its
     # sentences that match the question best, in the page's reading order.

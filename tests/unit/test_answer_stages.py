@@ -185,6 +185,23 @@ def test_answerability_gate_declines_far_evidence() -> None:
     assert near.answerability_inputs["paragraphCosine"] == 0.8
 
 
+def test_a_procedure_naming_a_third_of_the_question_is_partial_not_refused() -> None:
+    """Steps whose headings name a third of the question may be the asked ones in other words
+    ("stored fault reset steps" / "Clearing a stored error code"): far evidence no longer
+    refuses them, but nor does it make them an answer; less than a third still refuses."""
+    best = ("p0", rows()[0]["text"])
+    far = [(best, EvidenceSupport(cosine={"p0": 0.1}, sentence_cosine=0.1))]
+
+    def review(named: float):  # type: ignore[no-untyped-def]
+        steps = fragment(rows()[0], procedure_named=named, step_starts=(0, 10))
+        pack = pack_of({1: "parent_context"}, extra=(steps,))
+        return _review("water glass binder mixing steps", pack=pack, candidates=far)
+
+    assert (review(0.34).status, review(0.34).degradation) == ("borderline", "partial_coverage")
+    assert review(0.2).status == "insufficient"
+    assert review(0.5).status == "sufficient"  # names half of it: the gate is passed
+
+
 def test_answerability_reads_another_candidate_only_when_it_confidently_answers() -> None:
     """The best fused hit can share the question's words without its answer, which a hit the
     vector channel ranks higher holds: the gate reads that one when it scores at least the

@@ -112,6 +112,9 @@ def review_sufficiency(
     names_itself = _names_the_concept(plan, direct, named) or any(
         f.procedure_named >= settings.procedure_named_share for f in direct
     )
+    # One that names a third of it may be the asked procedure in other words ("stored fault
+    # reset steps" / "Clearing a stored error code"): shown as partial rather than refused.
+    shown = any(f.procedure_named >= settings.procedure_partial_share for f in direct)
     if answerability is not None:
         passed = answerability >= settings.answerability_threshold or names_itself
         gates.append(
@@ -229,8 +232,10 @@ def review_sufficiency(
     if not direct:
         status, degradation = "insufficient", "insufficient_evidence"
         reasons.append("no direct evidence in scope")
-    elif "answerability" in failed:
+    elif "answerability" in failed and not shown:
         status, degradation = "insufficient", "insufficient_evidence"
+    elif "answerability" in failed:
+        status, degradation = "borderline", "partial_coverage"
     elif conflicts:
         status, degradation = "borderline", "conflict"
     elif coverage < settings.borderline_coverage and answerability is None:
