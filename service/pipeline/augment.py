@@ -41,7 +41,7 @@ from service.pipeline.conflicts import (
 )
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
 from service.pipeline.graph_context import GraphContext, Neighbour
-from service.pipeline.plan import QueryPlan, is_request
+from service.pipeline.plan import QueryPlan, asks_for_steps
 from service.pipeline.procedure import find_procedure
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
@@ -196,7 +196,7 @@ def _procedure_fragment(
     headings name some of it."""
     if not searched:
         return None
-    asked = _asks_for_steps(plan)
+    asked = asks_for_steps(plan)
     hit_ids = [h.paragraph_id for h in retrieval.hits]
     found = [
         (rank, p) for rank, d in enumerate(searched)
@@ -252,12 +252,6 @@ def _within_span(fragment: Fragment, rows: Sequence[Row], span: tuple[int, int])
     )
 
 
-def _asks_for_steps(plan: QueryPlan) -> bool:
-    return plan.intent == "how_to" or (
-        plan.intent == "generic" and plan.answer_type is None and is_request(plan.query)
-    )
-
-
 def _procedure_documents(
     retrieval: Retrieval, plan: QueryPlan, settings: PipelineSettings
 ) -> list[str]:
@@ -268,7 +262,7 @@ def _procedure_documents(
     documents only, since its procedure must hold the best hit."""
     if not retrieval.hits or settings.procedure_documents <= 0:
         return []
-    if _asks_for_steps(plan):
+    if asks_for_steps(plan):
         return [d for d, _ in retrieval.documents[: settings.procedure_documents]]
     if plan.intent != "generic" or plan.answer_type is not None:
         return []

@@ -14,7 +14,7 @@ import msgspec
 from service.pipeline.budgets import BUDGETS, Budget, BudgetProfile
 from service.text.answer_types import AnswerType, expected_type
 
-__all__ = ["Depth", "Intent", "QueryPlan", "key_terms", "plan_query"]
+__all__ = ["Depth", "Intent", "QueryPlan", "asks_for_steps", "key_terms", "plan_query"]
 
 Intent = Literal["definition", "how_to", "compare", "causal", "generic"]
 Depth = Literal["normal", "deep"]
@@ -199,6 +199,14 @@ _ASKING = re.compile(
     r"info)\W*$|[?？]\s*$|^\s*[^\x00-\x7f]",
     re.IGNORECASE,
 )
+
+
+def asks_for_steps(plan: QueryPlan) -> bool:
+    """A how-to question, or a request without an asked-for value ("hang the GreenLoop in my
+    garage"): what a procedure answers."""
+    return plan.intent == "how_to" or (
+        plan.intent == "generic" and plan.answer_type is None and is_request(plan.query)
+    )
 
 
 def is_request(query: str) -> bool:

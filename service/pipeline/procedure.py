@@ -163,7 +163,8 @@ def find_procedure(
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
-        # The asked verb opening its heading ranks a qualified block, but qualifies none.
+        # The asked verb opening its name ranks a block that qualifies (in this document and
+        # against other documents' procedures), but lets none qualify.
         score += fit or _verb_fit(found_block, terms)
         # Running text holds its own introduction and notes around its instructions.
         region = block if layout == "instructions" else _region(ordered, block, layout)
@@ -209,8 +210,7 @@ def _task_fit(block: _Block, wanted: set[str]) -> float:
     if len(wanted) != 1:
         return 0.0
     [task] = wanted
-    titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
-    done = tasks_done(block.task or (titles[-1] if titles else ""))
+    done = tasks_done(_name(block))
     if done == {task}:
         return _TASK_WEIGHT
     if done == {opposite_task(task)}:
@@ -219,18 +219,40 @@ def _task_fit(block: _Block, wanted: set[str]) -> float:
 
 
 def _verb_fit(block: _Block, terms: Sequence[str]) -> float:
-    """+_TASK_WEIGHT when the block's own heading opens with a verb the question names
-    ("Balancing a load" for "how do I balance the centrifuge rotor?", where "Installing a rotor"
-    beside it names the rotor as much): the task is the heading's most telling word."""
-    titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
-    opening = _GERUND.match(titles[-1]) if titles else None
-    if opening is None:
+    """+_TASK_WEIGHT when the block's name opens with the question's first term as a verb
+    ("Balancing a load", "To balance the load:" for "how do I balance the centrifuge rotor?",
+    where "Installing a rotor" beside it names the rotor as much); not a noun that only starts
+    like it ("Lightning protection" for "light")."""
+    opening = _VERB_OPENING.match(_name(block))
+    if opening is None or not terms:
         return 0.0
-    verb = opening.group("verb").lower()
-    return _TASK_WEIGHT if terms and _close(terms[0], verb) else 0.0
+    infinitive, gerund = opening.group("infinitive"), opening.group("gerund")
+    forms = {infinitive.lower()} if infinitive else _verb_forms(gerund.lower())
+    return _TASK_WEIGHT if terms[0] in forms else 0.0
 
 
-_GERUND = re.compile(r"\s*(?:how\s+to\s+|to\s+)?(?P<verb>\w+ing)\b", re.IGNORECASE)
+def _name(block: _Block) -> str:
+    """What a block does, by its own words: its task ("To remove the filter:"), else its last
+    heading that is not a step's."""
+    titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
+    return block.task or (titles[-1] if titles else "")
+
+
+def _verb_forms(gerund: str) -> set[str]:
+    """A gerund and the verbs it can come from: "balancing" balance, "setting" set, "using"
+    use, "flashing" flash."""
+    stem = gerund[:-3]
+    forms = {gerund, stem, stem + "e"}
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        forms.add(stem[:-1])
+    return forms
+
+
+# A name that opens with a verb: "To balance ...", "How to balance ...", "Balancing ..." (an
+# -ing word of five letters or more: "Ring settings" opens with none).
+_VERB_OPENING = re.compile(
+    r"\s*(?:(?:how\s+)?to\s+(?P<infinitive>[a-z]+)\b|(?P<gerund>[a-z]{2,}ing)\b)", re.IGNORECASE
+)
 
 
 def asked_tasks(query: str) -> set[str]:

@@ -186,20 +186,29 @@ def test_answerability_gate_declines_far_evidence() -> None:
 
 
 def test_a_procedure_naming_a_third_of_the_question_is_partial_not_refused() -> None:
-    """Steps whose headings name a third of the question may be the asked ones in other words
+    """Steps whose headings name part of a how-to question may be the asked ones in other words
     ("stored fault reset steps" / "Clearing a stored error code"): far evidence no longer
-    refuses them, but nor does it make them an answer; less than a third still refuses."""
+    refuses them, but nor does it make them an answer. Naming less still refuses, and so does
+    a question that asks for no steps or a procedure for another task."""
     best = ("p0", rows()[0]["text"])
     far = [(best, EvidenceSupport(cosine={"p0": 0.1}, sentence_cosine=0.1))]
 
-    def review(named: float):  # type: ignore[no-untyped-def]
+    def review(query: str, named: float, heading: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
         steps = fragment(rows()[0], procedure_named=named, step_starts=(0, 10))
+        if heading:
+            steps = msgspec.structs.replace(steps, heading_path=heading)
         pack = pack_of({1: "parent_context"}, extra=(steps,))
-        return _review("water glass binder mixing steps", pack=pack, candidates=far)
+        return _review(query, pack=pack, candidates=far)
 
-    assert (review(0.34).status, review(0.34).degradation) == ("borderline", "partial_coverage")
-    assert review(0.2).status == "insufficient"
-    assert review(0.5).status == "sufficient"  # names half of it: the gate is passed
+    shown = review("water glass binder mixing steps", 0.34)
+    assert (shown.status, shown.degradation) == ("borderline", "partial_coverage")
+    assert shown.missing_terms  # the answer names what the steps do not cover
+    assert review("water glass binder mixing steps", 0.2).status == "insufficient"
+    assert review("water glass binder mixing steps", 0.5).status == "sufficient"
+    assert review("why does water glass binder crack?", 0.34).status == "insufficient"
+    other = review("How do I replace the water glass binder?", 0.34,
+                   ("Water glass", "Calibrating the water glass binder"))  # fmt: skip
+    assert other.status == "insufficient"
 
 
 def test_answerability_reads_another_candidate_only_when_it_confidently_answers() -> None:

@@ -462,6 +462,13 @@ def test_a_heading_that_opens_with_the_asked_verb_ranks_first() -> None:
     # The verb must be the question's own (its first term), not a noun it names later.
     found = find_procedure(rows, hits, ("centrifuge", "rotor", "balance"), asked=True)
     assert found is not None and found.heading_path[-1] == "Installing a rotor"
+    # A noun that only starts like the verb is none: "Lightning protection" does no lighting.
+    pilot = _rows(
+        ("list", "1. Fit the rod.\n2. Ground it.", ("Stove", "Lightning protection")),
+        ("list", "1. Press the knob.\n2. Hold the pilot button.", ("Stove", "Pilot ignition")),
+    )  # fmt: skip
+    found = find_procedure(pilot, ["elsewhere"], ("light", "pilot"), asked=True)
+    assert found is not None and found.heading_path[-1] == "Pilot ignition"
 
 
 def test_what_to_do_before_you_begin_is_no_procedure_of_its_own() -> None:

@@ -27,7 +27,7 @@ from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
-from service.pipeline.plan import QueryPlan
+from service.pipeline.plan import QueryPlan, asks_for_steps
 from service.pipeline.procedure import (
     STEP_HEADING,
     SUBTASK,
@@ -112,9 +112,16 @@ def review_sufficiency(
     names_itself = _names_the_concept(plan, direct, named) or any(
         f.procedure_named >= settings.procedure_named_share for f in direct
     )
-    # One that names a third of it may be the asked procedure in other words ("stored fault
-    # reset steps" / "Clearing a stored error code"): shown as partial rather than refused.
-    shown = any(f.procedure_named >= settings.procedure_partial_share for f in direct)
+    # One that names less, down to procedure_partial_share, may be the asked procedure in other
+    # words ("stored fault reset steps" / "Clearing a stored error code"): a how-to gets it as
+    # partial, naming the terms it lacks, rather than refused; not a procedure for another task.
+    shown = (
+        procedure is not None
+        and procedure.procedure_named >= settings.procedure_partial_share
+        and asks_for_steps(plan)
+        and not other_task
+        and bool(missing)
+    )
     if answerability is not None:
         passed = answerability >= settings.answerability_threshold or names_itself
         gates.append(
@@ -234,8 +241,6 @@ def review_sufficiency(
         reasons.append("no direct evidence in scope")
     elif "answerability" in failed and not shown:
         status, degradation = "insufficient", "insufficient_evidence"
-    elif "answerability" in failed:
-        status, degradation = "borderline", "partial_coverage"
     elif conflicts:
         status, degradation = "borderline", "conflict"
     elif coverage < settings.borderline_coverage and answerability is None:
@@ -245,12 +250,13 @@ def review_sufficiency(
         status, degradation = "insufficient", "insufficient_evidence"
     elif stale:
         status, degradation = "borderline", "stale_evidence"
-    elif (failed & {"query_intent_coverage", "graph_support"}) or (
+    elif (failed & {"query_intent_coverage", "graph_support", "answerability"}) or (
         "direct_evidence_coverage" in failed
         and (coverage < settings.partial_coverage or not operands_ok)
     ):
         # Partial names what it lacks: most of the question's terms, a compared side, the
-        # steps of a how-to, a neighbour's text. A few terms the span does not repeat ("uses",
+        # steps of a how-to, a neighbour's text, the terms of a how-to that a procedure found in
+        # other words does not name (answerability). A few terms the span does not repeat ("uses",
         # "help") leave the answer answered; the trace still lists them.
         status, degradation = "borderline", "partial_coverage"
     else:
