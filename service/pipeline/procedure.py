@@ -31,7 +31,7 @@ from service.text.spans import split_sentences
 
 __all__ = [
     "STEP_HEADING", "Layout", "Procedure", "asked_tasks", "find_procedure", "heading_task",
-    "instructs", "opposite_task", "tasks_done",
+    "instructs", "opposite_task", "own_heading", "tasks_done",
 ]  # fmt: skip
 
 Layout = Literal[
@@ -232,10 +232,14 @@ def _verb_fit(block: _Block, terms: Sequence[str]) -> float:
 
 
 def _name(block: _Block) -> str:
-    """What a block does, by its own words: its task ("To remove the filter:"), else its last
-    heading that is not a step's."""
-    titles = [h for h in _path(block.rows[0]) if not STEP_HEADING.match(h)]
-    return block.task or (titles[-1] if titles else "")
+    """What a block does, by its own words: its task ("To remove the filter:"), else its own
+    heading."""
+    return block.task or own_heading(_path(block.rows[0]))
+
+
+def own_heading(path: Sequence[str]) -> str:
+    """A procedure's own heading: the last of its heading path that is not a step's."""
+    return next((h for h in reversed(path) if not STEP_HEADING.match(h)), "")
 
 
 def _verb_forms(gerund: str) -> set[str]:

@@ -29,11 +29,11 @@ from service.pipeline.evidence import Fragment
 from service.pipeline.graph_context import GraphContext
 from service.pipeline.plan import QueryPlan, asks_for_steps
 from service.pipeline.procedure import (
-    STEP_HEADING,
     SUBTASK,
     asked_tasks,
     heading_task,
     opposite_task,
+    own_heading,
     tasks_done,
 )
 from service.settings import AnswerSettings
@@ -385,8 +385,7 @@ def _other_task(plan: QueryPlan, procedure: Fragment) -> tuple[str, ...]:
     "Mounting bracket"). When no term of the question is the verb ("get the battery out"), the
     task's name ("remove") is reported. () when no such mismatch is read."""
     task = SUBTASK.match(procedure.text)
-    heading = task.group("task") if task else next(
-        (h for h in reversed(procedure.heading_path) if not STEP_HEADING.match(h)), "")  # fmt: skip
+    heading = task.group("task") if task else own_heading(procedure.heading_path)
     asked, done = tasks_named(plan.query), tasks_named(heading)
     if asked and done:
         return () if asked & done else tuple(t for t in plan.terms if tasks_named(t) & asked)
