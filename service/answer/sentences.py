@@ -147,10 +147,14 @@ def _prose_sentences(text: str) -> list[tuple[int, int, str]]:
     """The sentences of prose, a piece that cannot open a sentence joined to the one before it:
     text tokenised with a space before its commas ("Every day at 11: 00 a.m. , the ducks are
     escorted ...") is split after "a.m.", and a quote that opens with a comma reads as broken
-    and leaves its time in another sentence."""
+    and leaves its time in another sentence; the splitter also ends a sentence after a name's
+    initial ("General Robert E." / "Lee surrendered ..."), which a quote must not cut."""
     joined: list[tuple[int, int, str]] = []
     for s in split_sentences(text):
-        if joined and _CONTINUATION.match(s.text):
+        if joined and (
+            _CONTINUATION.match(s.text)
+            or _initial_before(text[joined[-1][0] : joined[-1][1]], s.text)
+        ):
             joined[-1] = (joined[-1][0], s.end, "")
         else:
             joined.append((s.start, s.end, ""))
@@ -158,6 +162,22 @@ def _prose_sentences(text: str) -> list[tuple[int, int, str]]:
 
 
 _CONTINUATION = re.compile(r"[,;:)\]]")
+# A name's middle initial ends no sentence: "... when General Robert E." / "Lee surrendered
+# ...". A capitalised word inside the sentence, then initials (not the numerals I, V, X: "World
+# War I."); the next piece opens with a name, not with a word that opens sentences.
+_INITIAL_END = re.compile(r"\S\s+[A-Z][a-z]+(?:\s+[A-HJ-UWYZ]\.)+$")
+_OPENER = frozenset(
+    re.findall(
+        r"\S+",
+        "the a an it its this that these those there he she they his her their we our you your "
+        "i in on at after before when while as if but and or so thus however then yet",
+    )
+)
+
+
+def _initial_before(previous: str, text: str) -> bool:
+    first = re.match(r"[A-Z][\w'’-]*", text)
+    return bool(first and first.group(0).lower() not in _OPENER and _INITIAL_END.search(previous))
 
 
 def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:

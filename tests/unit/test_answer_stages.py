@@ -745,6 +745,29 @@ def test_a_piece_that_opens_with_a_comma_continues_the_sentence_before_it() -> N
     ]
 
 
+def test_a_name_s_initial_does_not_end_the_sentence() -> None:
+    """ "General Robert E." is no sentence: the answer quotes the whole one, with the name. A
+    capital letter that ends a sentence still ends it ("reduced to X.", "World War I.", and one
+    before a word that opens sentences)."""
+    source = (
+        "# War\n\nThe Union won the war when General Robert E. Lee surrendered to Ulysses S. "
+        "Grant. Every problem in C is reduced to X. Thus X is hard. He served in World War I. "
+        "Later he taught. She took Vitamin C. It helped.\n"
+    )
+    data = rows(source, "kb/war.md", "d_war")
+    pack = pack_of(roles={}, extra=(fragment(data[0]),))
+    quotes = [s.quote for s in evidence_sentences(pack, data)]
+    assert quotes == [
+        "The Union won the war when General Robert E. Lee surrendered to Ulysses S. Grant.",
+        "Every problem in C is reduced to X.",
+        "Thus X is hard.",
+        "He served in World War I.",
+        "Later he taught.",
+        "She took Vitamin C.",
+        "It helped.",
+    ]
+
+
 def test_a_procedure_for_another_task_does_not_answer_how_to_do_the_asked_one() -> None:
     """Calibrating is not replacing: steps under "Calibrating the sensor" leave "How do I
     replace the sensor?" partial, naming the asked task; the same steps answer how to
