@@ -86,7 +86,8 @@ def check_typed_value(
     quoted, reads, shares = _readings(plan, sentences)
     holding = tuple(
         i for i, s in enumerate(sentences)
-        if quoted[i] and holds_instance(_value_text(s.text, plan, kind), kind)
+        if quoted[i]
+        and (holds_instance(_value_text(s.text, plan, kind), kind) or _states_asked(reads[i], plan))
         and _names_identifiers(s, asked_ids, pages)
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
@@ -96,6 +97,19 @@ def check_typed_value(
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
+
+
+def _states_asked(read: _Read, plan: QueryPlan) -> bool:
+    """A yes/no question is answered by a sentence that states what it asks, in whatever form:
+    an instruction ("Add more contacts to a group, or remove contacts." for "Is it possible to
+    add or remove contacts from groups?") or a feature line ("See and manage phone notifications
+    from your PC."). Without a word that affirms or denies (holds_instance), the sentence must
+    name every word the question asks about, not half, or stand on a page whose title does."""
+    kind = plan.answer_type
+    if kind is None or kind.name != "yes_no":
+        return False
+    counts = _named_counts(read, plan)
+    return counts is None or counts[0] == counts[1]
 
 
 def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:

@@ -119,6 +119,22 @@ def test_an_irregular_verb_form_names_the_asked_act() -> None:
     assert check_typed_value(plan, sung).outcome == "missing"
 
 
+def test_a_yes_no_question_is_answered_by_a_sentence_stating_all_it_asks() -> None:
+    """An instruction or a feature line that names everything asked answers whether it can be
+    done; one that names only part of it does not ("take the battery", but not on a plane)."""
+    groups = plan_query("Is it possible to add or remove contacts from groups?", "s")
+    add = _draft("Add more contacts to a group, or remove contacts.", "Groups")
+    assert check_typed_value(groups, add).outcome == "present"
+    titled = _draft("From Contacts, tap Open drawer > Groups.", "Add or remove group contacts")
+    assert check_typed_value(groups, titled).outcome == "present"
+    pc = plan_query("Can I manage phone notifications from my PC?", "s")
+    feature = _draft("See and manage phone notifications from your PC.", "Link to Windows")
+    assert check_typed_value(pc, feature).outcome == "present"
+    plane = plan_query("Can I take the Vela City battery on a plane?", "s")
+    take = _draft("Take the battery off the bike before you charge it.", "Vela City Battery")
+    assert check_typed_value(plane, take).outcome == "missing"
+
+
 def test_a_bare_when_is_answered_by_a_date_or_a_time() -> None:
     kind = expected_type("When does the router look for new firmware each night?")
     assert kind is not None and kind.name == "date"
