@@ -153,7 +153,9 @@ def _prose_sentences(text: str) -> list[tuple[int, int, str]]:
     for s in split_sentences(text):
         if joined and (
             _CONTINUATION.match(s.text)
-            or _initial_before(text[joined[-1][0] : joined[-1][1]], s.text)
+            or _initial_before(
+                text[joined[-1][0] : joined[-1][1]], text[joined[-1][1] : s.start], s.text
+            )
         ):
             joined[-1] = (joined[-1][0], s.end, "")
         else:
@@ -163,21 +165,41 @@ def _prose_sentences(text: str) -> list[tuple[int, int, str]]:
 
 _CONTINUATION = re.compile(r"[,;:)\]]")
 # A name's middle initial ends no sentence: "... when General Robert E." / "Lee surrendered
-# ...". A capitalised word inside the sentence, then initials (not the numerals I, V, X: "World
-# War I."); the next piece opens with a name, not with a word that opens sentences.
-_INITIAL_END = re.compile(r"\S\s+[A-Z][a-z]+(?:\s+[A-HJ-UWYZ]\.)+$")
-_OPENER = frozenset(
+# ...". A capitalised word inside the sentence (not its first: "Vitamin C." may end one), then
+# initials (not the numerals I, V, X: "World War I."); the next piece, on the same line, opens
+# with a name, not with a word that opens sentences or a step ("Select Port B. Step 2: ...").
+_INITIAL_END = re.compile(r"\S\s+(?P<word>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:\s+[A-HJ-UWYZÀ-ÖØ-Þ]\.)+$")
+_NAME_START = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’-]*")
+_SENTENCE_OPENERS = frozenset(
     re.findall(
         r"\S+",
         "the a an it its this that these those there he she they his her their we our you your "
         "i in on at after before when while as if but and or so thus however then yet",
     )
 )
+# Words that label one of several things by a letter ("Port B.", "Plan B.", "Appendix C."): a
+# letter after them is no initial, and manuals go on with an instruction ("Wait ten seconds.").
+_LETTER_LABELS = frozenset(
+    re.findall(
+        r"\S+",
+        "port mode option button key plan grade type class level zone gate room part figure table "
+        "appendix annex section phase stage model size group team row column line tray slot "
+        "channel terminal side wing block building exit platform track bay area unit vitamin",
+    )
+)
 
 
-def _initial_before(previous: str, text: str) -> bool:
-    first = re.match(r"[A-Z][\w'’-]*", text)
-    return bool(first and first.group(0).lower() not in _OPENER and _INITIAL_END.search(previous))
+def _initial_before(previous: str, gap: str, text: str) -> bool:
+    """Whether the piece `text` goes on from `previous`, cut after a name's initial; `gap`: the
+    source between them."""
+    if "\n" in gap or _STEP.match(text):
+        return False
+    first, end = _NAME_START.match(text), _INITIAL_END.search(previous)
+    return bool(
+        first and end
+        and first.group(0).lower() not in _SENTENCE_OPENERS
+        and end.group("word").lower() not in _LETTER_LABELS
+    )  # fmt: skip
 
 
 def _row_sentences(row: Row, fragment: Fragment) -> list[EvidenceSentence]:

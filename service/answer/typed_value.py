@@ -87,7 +87,8 @@ def check_typed_value(
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i]
-        and (holds_instance(_value_text(s.text, plan, kind), kind) or _states_asked(reads[i], plan))
+        and (holds_instance(_value_text(s.text, plan, kind), kind)
+             or _states_asked(plan, sentences, reads, i))
         and _names_identifiers(s, asked_ids, pages)
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
@@ -99,17 +100,33 @@ def check_typed_value(
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
 
 
-def _states_asked(read: _Read, plan: QueryPlan) -> bool:
+def _states_asked(
+    plan: QueryPlan, sentences: tuple[DraftSentence, ...], reads: list[_Read], i: int
+) -> bool:
     """A yes/no question is answered by a sentence that states what it asks, in whatever form:
     an instruction ("Add more contacts to a group, or remove contacts." for "Is it possible to
     add or remove contacts from groups?") or a feature line ("See and manage phone notifications
-    from your PC."). Without a word that affirms or denies (holds_instance), the sentence must
-    name every word the question asks about, not half, or stand on a page whose title does."""
+    from your PC."). Without a word that affirms or denies (holds_instance), the sentence (with
+    its section headings and the sentence before it in its paragraph: "Summer switch-off stops
+    space heating. Hot water heating continues all year.") must itself name every word the
+    question asks about, the page title's words included ("Tables seat up to six guests" on
+    "Dogs at the Lantern" says nothing of dogs), and an exception the question asks of
+    ("Connect the printer to Wi-Fi first" does not say whether it works without Wi-Fi)."""
     kind = plan.answer_type
     if kind is None or kind.name != "yes_no":
         return False
-    counts = _named_counts(read, plan)
-    return counts is None or counts[0] == counts[1]
+    read = reads[i]
+    if _continues(sentences, i):
+        before = reads[i - 1]
+        read = msgspec.structs.replace(
+            read, text=f"{before.text} {read.text}", words=before.words | read.words
+        )
+    counts = _named_counts(read, plan, beyond_title=False)
+    if counts is None:
+        return False
+    named, asked = counts
+    conditions = _CONDITIONS.intersection(re.findall(r"\w+", plan.query.lower()))
+    return named == asked and conditions <= set(re.findall(r"\w+", read.text.lower()))
 
 
 def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:
@@ -303,15 +320,18 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
     return None if counts is None else counts[0] / counts[1]
 
 
-def _named_counts(read: _Read, plan: QueryPlan) -> tuple[int, int] | None:
-    """(named, asked) of _named_share."""
+def _named_counts(
+    read: _Read, plan: QueryPlan, *, beyond_title: bool = True
+) -> tuple[int, int] | None:
+    """(named, asked) of _named_share; `beyond_title` False counts the words the page title
+    names too."""
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
         and t not in _GRAMMAR and t not in _LIGHT_VERBS and t not in _FRAMES
         and not number_word(t)  # "four months ago" says when, not what
         and not _names_type(t, plan.answer_type)
-        and not has_term(read.title, t, read.in_title)
+        and not (beyond_title and has_term(read.title, t, read.in_title))
     ]  # fmt: skip
     said = tasks_named(read.sentence.text, FAMILIES)  # "rinse it" names the asked "clean"
     named = [
@@ -587,6 +607,10 @@ _LIGHT_VERBS = frozenset(
 )
 # Words that frame a request, not what it asks about ("is it possible to extend the loan", "I
 # want to make a claim").
+# Words that ask of an exception: a sentence without them states the rule, not the exception
+# ("without Wi-Fi"). A time ("after summer switch-off") is not one: "Hot water heating continues
+# all year" answers it.
+_CONDITIONS = frozenset(["without", "unless", "except", "only"])
 _FRAMES = frozenset(["possible", "able", "want", "wants", "wish", "like", "please", "exactly"])
 # Phrases that say how a question asks, not what about ("show me", "who was supposed to be in",
 # "where would you expect to find"), and how a place question asks for its place ("where is

@@ -747,12 +747,14 @@ def test_a_piece_that_opens_with_a_comma_continues_the_sentence_before_it() -> N
 
 def test_a_name_s_initial_does_not_end_the_sentence() -> None:
     """ "General Robert E." is no sentence: the answer quotes the whole one, with the name. A
-    capital letter that ends a sentence still ends it ("reduced to X.", "World War I.", and one
-    before a word that opens sentences)."""
+    capital letter that ends a sentence still ends it ("reduced to X.", "World War I.", one
+    before a word that opens sentences, a letter that labels a port or a plan, a step's label,
+    a line break)."""
     source = (
         "# War\n\nThe Union won the war when General Robert E. Lee surrendered to Ulysses S. "
         "Grant. Every problem in C is reduced to X. Thus X is hard. He served in World War I. "
-        "Later he taught. She took Vitamin C. It helped.\n"
+        "Later he taught. She took Vitamin C. It helped. Select Port B. Wait ten seconds. "
+        "Step 1: Select Mode A. Step 2: Press OK. Call Anna K.\nMarek answers.\n"
     )
     data = rows(source, "kb/war.md", "d_war")
     pack = pack_of(roles={}, extra=(fragment(data[0]),))
@@ -765,6 +767,12 @@ def test_a_name_s_initial_does_not_end_the_sentence() -> None:
         "Later he taught.",
         "She took Vitamin C.",
         "It helped.",
+        "Select Port B.",
+        "Wait ten seconds.",
+        "Step 1: Select Mode A.",
+        "Step 2: Press OK.",
+        "Call Anna K.",
+        "Marek answers.",
     ]
 
 

@@ -121,12 +121,24 @@ def test_an_irregular_verb_form_names_the_asked_act() -> None:
 
 def test_a_yes_no_question_is_answered_by_a_sentence_stating_all_it_asks() -> None:
     """An instruction or a feature line that names everything asked answers whether it can be
-    done; one that names only part of it does not ("take the battery", but not on a plane)."""
+    done, the page title's words included; one that names only part of it does not ("take the
+    battery", but not on a plane), nor one that leaves out the question's condition."""
     groups = plan_query("Is it possible to add or remove contacts from groups?", "s")
-    add = _draft("Add more contacts to a group, or remove contacts.", "Groups")
+    add = _draft("Add more contacts to a group, or remove contacts.", "Add or remove contacts")
     assert check_typed_value(groups, add).outcome == "present"
-    titled = _draft("From Contacts, tap Open drawer > Groups.", "Add or remove group contacts")
-    assert check_typed_value(groups, titled).outcome == "present"
+    switch_off = plan_query("Is hot water still heated after summer switch-off?", "s")
+    summer = _sentence("Summer switch-off stops space heating in warm weather.", "Heating")
+    all_year = _sentence("Hot water heating continues all year.", "Heating")
+    together = Draft(profile="generic", sentences=(summer, all_year))
+    assert check_typed_value(switch_off, together).outcome == "present"
+    alone = Draft(profile="generic", sentences=(all_year,))
+    assert check_typed_value(switch_off, alone).outcome == "missing"
+    dogs = plan_query("Can dogs go in the Lantern restaurant?", "s")
+    tables = _draft("Tables seat up to six guests.", "Dogs at the Lantern restaurant")
+    assert check_typed_value(dogs, tables).outcome == "missing"
+    wifi = plan_query("Can I print from the LP-540 without Wi-Fi?", "s")
+    connect = _draft("Print from the LP-540 after you connect it to Wi-Fi.", "LP-540 printer")
+    assert check_typed_value(wifi, connect).outcome == "missing"
     pc = plan_query("Can I manage phone notifications from my PC?", "s")
     feature = _draft("See and manage phone notifications from your PC.", "Link to Windows")
     assert check_typed_value(pc, feature).outcome == "present"
