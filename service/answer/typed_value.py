@@ -605,12 +605,12 @@ _LIGHT_VERBS = frozenset(
         "come comes coming came give gives giving gave put puts putting",
     )
 )
-# Words that frame a request, not what it asks about ("is it possible to extend the loan", "I
-# want to make a claim").
 # Words that ask of an exception: a sentence without them states the rule, not the exception
 # ("without Wi-Fi"). A time ("after summer switch-off") is not one: "Hot water heating continues
 # all year" answers it.
 _CONDITIONS = frozenset(["without", "unless", "except", "only"])
+# Words that frame a request, not what it asks about ("is it possible to extend the loan", "I
+# want to make a claim").
 _FRAMES = frozenset(["possible", "able", "want", "wants", "wish", "like", "please", "exactly"])
 # Phrases that say how a question asks, not what about ("show me", "who was supposed to be in",
 # "where would you expect to find"), and how a place question asks for its place ("where is
