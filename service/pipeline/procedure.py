@@ -129,13 +129,15 @@ def find_procedure(
 ) -> Procedure | None:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
-    three best hits (paragraph ids, best first), the one that names most, a better hit inside or
-    in its section breaking ties; None when there is none. `asked`: the question asks for steps
+    three best hits (paragraph ids, best first), or laid-out steps holding two hits, one of them
+    among the three best, the one that names most, a better hit inside or in its section
+    breaking ties; None when there is none. `asked`: the question asks for steps
     and this is its best document, so a laid-out block (not running text) qualifies when it
     names a fifth of the terms or holds one of the three best hits. `query`: the question, for
     the task it names (_DOES)."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     wanted = asked_tasks(query)
+    hits = set(hit_paragraphs)
     best: tuple[float, Procedure] | None = None
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
@@ -159,7 +161,12 @@ def find_procedure(
         # A heading that does the asked task names the question as much as its words do
         # ("rotor installation steps" / "Installing a rotor" in another than the best document).
         fit = _task_fit(found_block, wanted)
-        if not (named >= 0.5 or ((held or fit > 0) and some) or (laid_out and (held or some))):
+        # Laid-out steps that hold two of the hits, one of the three best, are what retrieval
+        # found, in whatever words the question used ("install the latest NetHaven software
+        # from the web page" / "Updating firmware through the web interface").
+        found_steps = layout != "instructions" and held and len(ids & hits) >= 2
+        if not (named >= 0.5 or ((held or fit > 0) and some) or (laid_out and (held or some))
+                or found_steps):  # fmt: skip
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near

@@ -72,7 +72,8 @@ _ATTRIBUTE_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (r"voltage", "voltage", ("voltage",)),
     (r"current|amperage", "current", ("current",)),
     (r"pressure", "pressure", ("pressure",)),
-    (r"cost|price|pay|charge|fee|expensive|cheap", "price", ("money",)),
+    (r"cost|price|pay|charge|fee|expensive|cheap|deposit|fare|rent|refund|fine|toll|"
+     r"wage|salary", "price", ("money",)),
     (r"storage|memory|disk|file size", "size", ("data",)),
     (r"fast|speed|quick", "speed", ("speed",)),
     (r"battery|charge capacity", "battery capacity", ("energy", "percent")),

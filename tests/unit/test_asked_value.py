@@ -88,6 +88,9 @@ def test_the_attribute_named_nearest_the_question_word_is_the_asked_one() -> Non
     assert price is not None and price.noun == "price" and price.families == ("money",)
     size = expected_type("What is the size of the locker a parcel costing 5 EUR needs?")
     assert size is not None and size.noun == "size"
+    # A sum of money named by its noun: "how big a deposit" asks for euros, not litres.
+    deposit = expected_type("how big a deposit does Wheelhop hold")
+    assert deposit is not None and deposit.noun == "price" and deposit.families == ("money",)
 
 
 def _answers(question: str, text: str) -> bool:

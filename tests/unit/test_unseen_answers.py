@@ -484,6 +484,23 @@ def test_an_introduction_naming_two_of_three_terms_qualifies() -> None:
     assert find_procedure(rows, ["elsewhere"], ("powertube", "out", "frame", "bike")) is None
 
 
+def test_steps_holding_two_hits_qualify_whatever_words_the_question_used() -> None:
+    """ "install the latest NetHaven software from the web page": the headings name a sixth of
+    it, but retrieval found two of the steps, one among its three best hits."""
+    section = ("Router Firmware", "Updating firmware through the web interface")
+    rows = _rows(
+        ("paragraph", "Step 1: Sign in to the setup page.", section),
+        ("paragraph", "Step 2: Click Check for updates and wait.", section),
+        ("paragraph", "Step 3: When the bar reaches 100 percent, click Install.", section),
+    )  # fmt: skip
+    terms = ("install", "latest", "nethaven", "software", "web", "page")
+    found = find_procedure(rows, ["elsewhere", "p1", "other", "p2"], terms)
+    assert found is not None and found.layout == "step_paragraphs"
+    assert len(found.step_starts) == 3
+    assert find_procedure(rows, ["elsewhere", "p1", "other"], terms) is None  # one hit
+    assert find_procedure(rows, ["a", "b", "c", "p1", "p2"], terms) is None  # none of the best
+
+
 def test_a_heading_that_opens_with_the_asked_verb_ranks_first() -> None:
     """Asked "How do I balance the rotor?", "Balancing a load" is the task asked, though the steps
     of "Installing a rotor" beside it hold a hit and name the rotor as often."""
