@@ -42,7 +42,7 @@ from service.pipeline.conflicts import (
 from service.pipeline.evidence import Fragment, Role, SourceBoundary, SourceDecision
 from service.pipeline.graph_context import GraphContext, Neighbour
 from service.pipeline.plan import QueryPlan, asks_for_steps
-from service.pipeline.procedure import find_procedure
+from service.pipeline.procedure import Procedure, Weighed, weigh_procedures
 from service.pipeline.retrieval import Hit, Retrieval
 from service.settings import PipelineSettings
 from service.text.facts import (
@@ -74,6 +74,17 @@ class Augmentation(msgspec.Struct, frozen=True, kw_only=True):
     # The rows of those documents, in reading order: the answer stage quotes from them (each
     # row also holds its stored analysis, which nothing past this stage reads).
     paragraphs: tuple[dict[str, Any], ...] = ()
+    procedure_search: ProcedureSearch | None = None  # None: no procedure was looked for
+
+
+class ProcedureSearch(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the whole procedure was looked for and what was weighed (trace `procedureSearch`):
+    why a procedure was, or was not, given."""
+
+    searched: tuple[str, ...]  # document paths, best-ranked first
+    weighed: tuple[Weighed, ...]  # every block found in them
+    reason: str  # why this procedure, or why none
+    chosen: str = ""  # "path > heading > ..." of the procedure given; "" for none
 
 
 def fragment_id(role: str, document_id: str, start: int, end: int) -> str:
@@ -106,7 +117,7 @@ def augment_documents(
     documents: dict[str, list[Row]] = {}
     for row in rows:
         documents.setdefault(str(row["documentId"]), []).append(row)
-    procedure = _procedure_fragment(documents, searched, retrieval, plan)
+    procedure, procedure_search = _procedure_fragment(documents, searched, retrieval, plan)
     # A document read only to look for the procedure stays out of the evidence (and out of the
     # conflict scan) unless the procedure is its own.
     kept = {*wanted, *([procedure.document_id] if procedure is not None else [])}
@@ -179,6 +190,7 @@ def augment_documents(
         observed_ids=frozenset(observed),
         documents_read=tuple(dict.fromkeys(str(r["path"]) for r in rows)),
         paragraphs=tuple(rows),
+        procedure_search=procedure_search,
     )
 
 
@@ -187,30 +199,41 @@ def _procedure_fragment(
     searched: Sequence[str],
     retrieval: Retrieval,
     plan: QueryPlan,
-) -> Fragment | None:
+) -> tuple[Fragment | None, ProcedureSearch | None]:
     """A how-to question's whole procedure, as direct support ranked above every span: the
-    best-scored one of the `searched` documents (procedure.py). A request without a how-to cue
-    ("hang the GreenLoop in my garage", "saving the router configuration to a file") asks for it
-    as much as "how do I ..." does. A question with no intent cue and no asked-for value gets
-    one only when the best hit is one of the steps of an ordered (not bulleted) procedure whose
-    headings name some of it."""
+    best-scored one of the `searched` documents (procedure.py), a place lower in the ranking
+    costing a quarter point. A request without a how-to cue ("hang the GreenLoop in my
+    garage", "saving the router configuration to a file") asks for it as much as "how do I ..."
+    does. A question with no intent cue and no asked-for value gets one only when the best hit
+    is one of the steps of an ordered (not bulleted) procedure whose headings name some of it.
+    With it, what the search weighed (trace)."""
     if not searched:
-        return None
+        return None, None
     asked = asks_for_steps(plan)
     hit_ids = [h.paragraph_id for h in retrieval.hits]
-    found = [
-        (rank, p) for rank, d in enumerate(searched)
-        if (p := find_procedure(documents.get(d, []), hit_ids, plan.terms,
-                                asked=asked and rank == 0, query=plan.query)) is not None
-    ]  # fmt: skip
+    found: list[tuple[int, Procedure]] = []
+    weighed: list[Weighed] = []
+    for rank, d in enumerate(searched):
+        best_here, blocks = weigh_procedures(
+            documents.get(d, []), hit_ids, plan.terms, asked=asked and rank == 0, query=plan.query
+        )
+        weighed += blocks
+        if best_here is not None:
+            found.append((rank, best_here))
+    search = ProcedureSearch(
+        searched=tuple(str(documents[d][0]["path"]) if documents.get(d) else d for d in searched),
+        weighed=tuple(weighed), reason="no block qualifies",
+    )  # fmt: skip
     if not found:
-        return None
+        return None, search
     _, best = max(found, key=lambda f: f[1].score - 0.25 * f[0])
     inside = any(str(r["paragraphId"]) == hit_ids[0] for r in best.rows)
     # A question without a cue is answered by a procedure only when it holds the best hit (a
     # bulleted list of references or notes is no procedure).
     if not asked and not (inside and best.layout != "bulleted" and best.named >= 0.3):
-        return None
+        reason = ("not asked for steps, and the best hit is not in an ordered procedure "
+                  "naming 0.3 of the question")  # fmt: skip
+        return None, msgspec.structs.replace(search, reason=reason)
     top = retrieval.hits[0]
     kp = next(
         (
@@ -223,12 +246,15 @@ def _procedure_fragment(
     fragment = _fragment("direct_support", best.rows, "section", top.score + 1.0, kp)
     if best.span is not None:
         fragment = _within_span(fragment, best.rows, best.span)
-    return msgspec.structs.replace(
+    fragment = msgspec.structs.replace(
         fragment,
         step_starts=best.step_starts,
         heading_path=best.heading_path,
         procedure_named=best.named,
     )
+    chosen = " > ".join((str(best.rows[0]["path"]), *best.heading_path))
+    reason = "the best score, less a quarter point per place in the document ranking"
+    return fragment, msgspec.structs.replace(search, chosen=chosen, reason=reason)
 
 
 def _within_span(fragment: Fragment, rows: Sequence[Row], span: tuple[int, int]) -> Fragment:

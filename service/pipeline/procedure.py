@@ -30,8 +30,8 @@ from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
 __all__ = [
-    "STEP_HEADING", "Layout", "Procedure", "asked_tasks", "find_procedure", "heading_task",
-    "instructs", "opposite_task", "own_heading", "tasks_done",
+    "STEP_HEADING", "Layout", "Procedure", "Weighed", "asked_tasks", "find_procedure",
+    "heading_task", "instructs", "opposite_task", "own_heading", "tasks_done", "weigh_procedures",
 ]  # fmt: skip
 
 Layout = Literal[
@@ -119,6 +119,20 @@ class _Block(msgspec.Struct, frozen=True):
     task: str = ""  # the task a _SUBTASK sentence names, read as a heading of the steps
 
 
+class Weighed(msgspec.Struct, frozen=True, kw_only=True):
+    """One block the procedure search weighed, for the trace: whether it may answer, and why."""
+
+    path: str  # its document
+    heading_path: tuple[str, ...]
+    layout: Layout
+    steps: int
+    named: float  # share of the question's terms its headings and introduction name
+    hit_rank: int | None  # rank (0 = best) of the best hit among its paragraphs
+    qualifies: bool
+    reason: str  # the rule that lets it answer, or why none does
+    score: float | None = None  # its rank among those that qualify (None: it does not)
+
+
 def find_procedure(
     rows: Sequence[Row],
     hit_paragraphs: Sequence[str],
@@ -127,6 +141,18 @@ def find_procedure(
     asked: bool = False,
     query: str = "",
 ) -> Procedure | None:
+    """The best procedure of weigh_procedures, or None."""
+    return weigh_procedures(rows, hit_paragraphs, terms, asked=asked, query=query)[0]
+
+
+def weigh_procedures(
+    rows: Sequence[Row],
+    hit_paragraphs: Sequence[str],
+    terms: Sequence[str],
+    *,
+    asked: bool = False,
+    query: str = "",
+) -> tuple[Procedure | None, tuple[Weighed, ...]]:
     """The procedure of this document that the question names: among the blocks whose headings
     and introduction name at least half of `terms`, or a fifth of them while holding one of the
     three best hits (paragraph ids, best first), or laid-out steps holding two hits, one of them
@@ -134,11 +160,12 @@ def find_procedure(
     breaking ties; None when there is none. `asked`: the question asks for steps
     and this is its best document, so a laid-out block (not running text) qualifies when it
     names a fifth of the terms or holds one of the three best hits. `query`: the question, for
-    the task it names (_DOES)."""
+    the task it names (_DOES). Every block found is returned too, weighed (trace)."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     wanted = asked_tasks(query)
     hits = set(hit_paragraphs)
     best: tuple[float, Procedure] | None = None
+    weighed: list[Weighed] = []
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
         if layout == "instructions" and _PREPARATION.match(" ".join(_path(block[0])[-1:])):
@@ -165,8 +192,13 @@ def find_procedure(
         # found, in whatever words the question used ("install the latest NetHaven software
         # from the web page" / "Updating firmware through the web interface").
         found_steps = layout != "instructions" and held and len(ids & hits) >= 2
-        if not (named >= 0.5 or ((held or fit > 0) and some) or (laid_out and (held or some))
-                or found_steps):  # fmt: skip
+        reason = _qualifying_rule(named >= 0.5, some, held, fit > 0, laid_out, found_steps)
+        seen = Weighed(path=str(block[0]["path"]), heading_path=_path(block[0]), layout=layout,
+                       steps=len(starts), named=round(named, 3), hit_rank=hit_rank,
+                       qualifies=reason is not None,
+                       reason=reason or _UNQUALIFIED[some])  # fmt: skip
+        if reason is None:
+            weighed.append(seen)
             continue
         # What the procedure's headings name decides; a hit inside it breaks ties.
         score = 2 * named + (0.5 / (1 + hit_rank) if hit_rank is not None else 0.0) + 0.25 * near
@@ -178,9 +210,30 @@ def find_procedure(
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
                           heading_path=_path(block[0]), score=round(score, 3),
                           named=round(named, 3), span=found_block.span)  # fmt: skip
+        weighed.append(msgspec.structs.replace(seen, score=round(score, 3)))
         if best is None or score > best[0]:
             best = (score, found)
-    return best[1] if best else None
+    return (best[1] if best else None), tuple(weighed)
+
+
+_UNQUALIFIED = {  # why a block may not answer, by whether it names a fifth of the question
+    False: "names under a fifth of the question",
+    True: "names under half of the question and holds none of the three best hits",
+}
+
+
+def _qualifying_rule(
+    half: bool, fifth: bool, held: bool, does_task: bool, laid_out: bool, found_steps: bool
+) -> str | None:
+    """The first rule of weigh_procedures that lets a block answer, in words; None if none."""
+    rules = (
+        (half, "names half of the question"),
+        (held and fifth, "names a fifth and holds one of the three best hits"),
+        (does_task and fifth, "names a fifth and its heading does the asked task"),
+        (laid_out and (held or fifth), "laid out in the best document, asked for steps"),
+        (found_steps, "its steps hold two hits, one of the three best"),
+    )
+    return next((words for applies, words in rules if applies), None)
 
 
 # Two tasks that undo each other, by the verbs (or verb and particle) that name them: "taking

@@ -388,6 +388,7 @@ def answer_question(
             "retrieval": trace.retrieval_trace(retrieval),
             "graphContext": trace.graph_trace(context),
             "ragContextPack": trace.pack_trace(pack, final.augmentation.documents_read),
+            "procedureSearch": trace.procedure_trace(final.augmentation.procedure_search),
             "ragSufficiencyReview": trace.review_trace(review, outcome),
             "answerType": {**trace.camel(typed), "sought": sought(draft)},
             "ragRecovery": recovery,

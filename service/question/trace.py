@@ -17,6 +17,7 @@ from service.answer.sentences import EvidenceSentence
 from service.answer.sufficiency import (
     SufficiencyReview,
 )
+from service.pipeline.augment import ProcedureSearch
 from service.pipeline.context_pack import (
     RagContextPack,
 )
@@ -194,6 +195,14 @@ def pack_trace(pack: RagContextPack, documents_read: Sequence[str]) -> dict[str,
         ],
         "sourceDecisions": [camel(d) for d in pack.decisions],
     }
+
+
+def procedure_trace(search: ProcedureSearch | None) -> dict[str, Any] | None:
+    """Where the whole procedure was looked for, every block weighed and why the one given (or
+    none) was; None when the question looked for none."""
+    if search is None:
+        return None
+    return {**camel(search), "weighed": [camel(w) for w in search.weighed]}
 
 
 def camel(value: Any) -> Any:

@@ -60,6 +60,13 @@ def test_every_step_in_order(
     assert whole, (found, len(case.steps), response["answer"])
     assert response["status"] == "answered"
     assert {c["path"].split("/", 1)[1] for c in response["citations"]} == {case.file.split("/")[1]}
+    # The trace says which procedure was given, among every block the search weighed, and why.
+    search = response["trace"]["procedureSearch"]
+    assert search["chosen"].startswith(f"{irrigation}/{case.file.split('/')[1]} > ")
+    assert search["reason"].startswith("the best score")
+    given = [w for w in search["weighed"] if w["score"] is not None]
+    assert given and all(w["qualifies"] and w["path"] in search["searched"] for w in given)
+    assert any(not w["qualifies"] and w["score"] is None for w in search["weighed"])
 
 
 def test_a_question_asking_for_a_fact_gets_no_procedure(
@@ -74,3 +81,5 @@ def test_a_question_asking_for_a_fact_gets_no_procedure(
     )  # fmt: skip
     found, _ = steps_in_order(response["answer"], case.steps)
     assert found < len(case.steps), response["answer"]
+    # It asks for a place, so no procedure is even looked for, and the trace says so.
+    assert response["trace"]["procedureSearch"] is None

@@ -15,7 +15,7 @@ from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
-from service.pipeline.procedure import find_procedure, heading_task, tasks_done
+from service.pipeline.procedure import find_procedure, heading_task, tasks_done, weigh_procedures
 from service.pipeline.scope_words import _real_word, is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
@@ -499,6 +499,26 @@ def test_steps_holding_two_hits_qualify_whatever_words_the_question_used() -> No
     assert len(found.step_starts) == 3
     assert find_procedure(rows, ["elsewhere", "p1", "other"], terms) is None  # one hit
     assert find_procedure(rows, ["a", "b", "c", "p1", "p2"], terms) is None  # none of the best
+
+
+def test_every_block_weighed_says_why_it_may_answer_or_not() -> None:
+    """The trace's procedureSearch: "Backflushing the group head" names a fifth of "How do I
+    backflush the espresso machine?" but holds no hit, so "Pulling a double shot" is given."""
+    rows = _rows(
+        ("list", "1. Grind 18 g.\n2. Tamp.\n3. Pull the shot.", ("Espresso", "Pulling a shot")),
+        ("list", "1. Fit the blind basket.\n2. Run the pump.",
+         ("Group head", "Backflushing the group head")),
+        ("list", "1. Unplug it.\n2. Wipe it.", ("Care", "Cleaning the case")),
+    )  # fmt: skip
+    best, weighed = weigh_procedures(rows, ["p0"], ("backflush", "espresso", "machine"))
+    assert best is not None and best.heading_path[-1] == "Pulling a shot"
+    shot, flush, case = weighed
+    assert shot.qualifies and shot.hit_rank == 0 and shot.score == best.score
+    assert shot.reason == "names a fifth and holds one of the three best hits"
+    assert not flush.qualifies and flush.score is None and flush.named >= 0.2
+    assert flush.reason == "names under half of the question and holds none of the three best hits"
+    assert (case.qualifies, case.reason) == (False, "names under a fifth of the question")
+    assert {w.path for w in weighed} == {"m.md"} and [w.steps for w in weighed] == [3, 2, 2]
 
 
 def test_a_heading_that_opens_with_the_asked_verb_ranks_first() -> None:
