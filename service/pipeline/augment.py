@@ -81,8 +81,8 @@ class ProcedureSearch(msgspec.Struct, frozen=True, kw_only=True):
     """Where the whole procedure was looked for and what was weighed (trace `procedureSearch`):
     why a procedure was, or was not, given."""
 
-    searched: tuple[str, ...]  # document paths, best-ranked first
-    weighed: tuple[Weighed, ...]  # every block found in them
+    searched: tuple[str, ...]  # document paths (an id for one not read), best-ranked first
+    weighed: tuple[Weighed, ...]  # every block found in them, the one given marked `given`
     reason: str  # why this procedure, or why none
     chosen: str = ""  # "path > heading > ..." of the procedure given; "" for none
 
@@ -212,27 +212,32 @@ def _procedure_fragment(
     asked = asks_for_steps(plan)
     hit_ids = [h.paragraph_id for h in retrieval.hits]
     found: list[tuple[int, Procedure]] = []
-    weighed: list[Weighed] = []
+    weighed: list[tuple[Weighed, ...]] = []  # per searched document
     for rank, d in enumerate(searched):
         best_here, blocks = weigh_procedures(
             documents.get(d, []), hit_ids, plan.terms, asked=asked and rank == 0, query=plan.query
         )
-        weighed += blocks
+        weighed.append(blocks)
         if best_here is not None:
             found.append((rank, best_here))
+    paths = {r.document_id: r.path for r in retrieval.ranked} | {
+        d: str(rows[0]["path"]) for d, rows in documents.items() if rows
+    }
     search = ProcedureSearch(
-        searched=tuple(str(documents[d][0]["path"]) if documents.get(d) else d for d in searched),
-        weighed=tuple(weighed), reason="no block qualifies",
-    )  # fmt: skip
+        searched=tuple(paths.get(d, d) for d in searched),
+        weighed=_given_in(weighed, None),
+        reason="no block qualifies",
+    )
     if not found:
         return None, search
-    _, best = max(found, key=lambda f: f[1].score - 0.25 * f[0])
+    rank, best = max(found, key=lambda f: f[1].score - 0.25 * f[0])
+    chosen = " > ".join((str(best.rows[0]["path"]), *best.heading_path))
     inside = any(str(r["paragraphId"]) == hit_ids[0] for r in best.rows)
     # A question without a cue is answered by a procedure only when it holds the best hit (a
     # bulleted list of references or notes is no procedure).
     if not asked and not (inside and best.layout != "bulleted" and best.named >= 0.3):
-        reason = ("not asked for steps, and the best hit is not in an ordered procedure "
-                  "naming 0.3 of the question")  # fmt: skip
+        reason = (f"not asked for steps: the best-scored procedure, {chosen}, does not hold the "
+                  "best hit, is a bulleted list or names under 0.3 of the question")  # fmt: skip
         return None, msgspec.structs.replace(search, reason=reason)
     top = retrieval.hits[0]
     kp = next(
@@ -252,9 +257,18 @@ def _procedure_fragment(
         heading_path=best.heading_path,
         procedure_named=best.named,
     )
-    chosen = " > ".join((str(best.rows[0]["path"]), *best.heading_path))
     reason = "the best score, less a quarter point per place in the document ranking"
-    return fragment, msgspec.structs.replace(search, chosen=chosen, reason=reason)
+    given = _given_in(weighed, rank)
+    return fragment, msgspec.structs.replace(search, weighed=given, chosen=chosen, reason=reason)
+
+
+def _given_in(weighed: Sequence[tuple[Weighed, ...]], rank: int | None) -> tuple[Weighed, ...]:
+    """The blocks weighed in every searched document, the procedure given (the best of the
+    document at `rank`) still marked `given`, the other documents' best ones not."""
+    return tuple(
+        msgspec.structs.replace(w, given=False) if w.given and r != rank else w
+        for r, blocks in enumerate(weighed) for w in blocks
+    )  # fmt: skip
 
 
 def _within_span(fragment: Fragment, rows: Sequence[Row], span: tuple[int, int]) -> Fragment:

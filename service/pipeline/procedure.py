@@ -130,7 +130,10 @@ class Weighed(msgspec.Struct, frozen=True, kw_only=True):
     hit_rank: int | None  # rank (0 = best) of the best hit among its paragraphs
     qualifies: bool
     reason: str  # the rule that lets it answer, or why none does
-    score: float | None = None  # its rank among those that qualify (None: it does not)
+    # Among those that qualify, before a quarter point per place in the document ranking
+    # (augment.py); None when it does not qualify.
+    score: float | None = None
+    given: bool = False  # the procedure given (of its document, until augmentation picks one)
 
 
 def find_procedure(
@@ -160,11 +163,12 @@ def weigh_procedures(
     breaking ties; None when there is none. `asked`: the question asks for steps
     and this is its best document, so a laid-out block (not running text) qualifies when it
     names a fifth of the terms or holds one of the three best hits. `query`: the question, for
-    the task it names (_DOES). Every block found is returned too, weighed (trace)."""
+    the task it names (_DOES). With it, every block found, weighed, the best one marked `given`
+    (trace); running instructions under a preparation heading are no task and not weighed."""
     ordered = sorted(rows, key=lambda r: int(r["ordinal"]))
     wanted = asked_tasks(query)
     hits = set(hit_paragraphs)
-    best: tuple[float, Procedure] | None = None
+    best: tuple[float, Procedure, int] | None = None  # score, procedure, index in `weighed`
     weighed: list[Weighed] = []
     for found_block in _blocks(ordered):
         layout, block, starts = found_block.layout, found_block.rows, found_block.starts
@@ -190,13 +194,15 @@ def weigh_procedures(
         fit = _task_fit(found_block, wanted)
         # Laid-out steps that hold two of the hits, one of the three best, are what retrieval
         # found, in whatever words the question used ("install the latest NetHaven software
-        # from the web page" / "Updating firmware through the web interface").
+        # from the web page" / "Updating firmware through the web interface"); running text is
+        # a procedure only by inference.
         found_steps = layout != "instructions" and held and len(ids & hits) >= 2
-        reason = _qualifying_rule(named >= 0.5, some, held, fit > 0, laid_out, found_steps)
+        reason = _qualifying_rule(half=named >= 0.5, fifth=some, held=held, does_task=fit > 0,
+                                  laid_out=laid_out, found_steps=found_steps)  # fmt: skip
+        unqualified = _NAMES_LITTLE if some else _NAMES_TOO_LITTLE
         seen = Weighed(path=str(block[0]["path"]), heading_path=_path(block[0]), layout=layout,
                        steps=len(starts), named=round(named, 3), hit_rank=hit_rank,
-                       qualifies=reason is not None,
-                       reason=reason or _UNQUALIFIED[some])  # fmt: skip
+                       qualifies=reason is not None, reason=reason or unqualified)  # fmt: skip
         if reason is None:
             weighed.append(seen)
             continue
@@ -212,18 +218,20 @@ def weigh_procedures(
                           named=round(named, 3), span=found_block.span)  # fmt: skip
         weighed.append(msgspec.structs.replace(seen, score=round(score, 3)))
         if best is None or score > best[0]:
-            best = (score, found)
-    return (best[1] if best else None), tuple(weighed)
+            best = (score, found, len(weighed) - 1)
+    if best is None:
+        return None, tuple(weighed)
+    weighed[best[2]] = msgspec.structs.replace(weighed[best[2]], given=True)
+    return best[1], tuple(weighed)
 
 
-_UNQUALIFIED = {  # why a block may not answer, by whether it names a fifth of the question
-    False: "names under a fifth of the question",
-    True: "names under half of the question and holds none of the three best hits",
-}
+# Why a block may not answer (a block naming a fifth that holds a best hit qualifies).
+_NAMES_TOO_LITTLE = "names under a fifth of the question"
+_NAMES_LITTLE = "names under half of the question and holds none of the three best hits"
 
 
 def _qualifying_rule(
-    half: bool, fifth: bool, held: bool, does_task: bool, laid_out: bool, found_steps: bool
+    *, half: bool, fifth: bool, held: bool, does_task: bool, laid_out: bool, found_steps: bool
 ) -> str | None:
     """The first rule of weigh_procedures that lets a block answer, in words; None if none."""
     rules = (
@@ -231,7 +239,7 @@ def _qualifying_rule(
         (held and fifth, "names a fifth and holds one of the three best hits"),
         (does_task and fifth, "names a fifth and its heading does the asked task"),
         (laid_out and (held or fifth), "laid out in the best document, asked for steps"),
-        (found_steps, "its steps hold two hits, one of the three best"),
+        (found_steps, "its laid-out steps hold two hits, one of the three best"),
     )
     return next((words for applies, words in rules if applies), None)
 

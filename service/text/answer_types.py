@@ -72,8 +72,9 @@ _ATTRIBUTE_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (r"voltage", "voltage", ("voltage",)),
     (r"current|amperage", "current", ("current",)),
     (r"pressure", "pressure", ("pressure",)),
-    (r"cost|price|pay|charge|fee|expensive|cheap|deposit|fare|rent|refund|fine|toll|"
-     r"wage|salary", "price", ("money",)),
+    # Sums of money named by their nouns; not a limescale deposit or a toll-free number.
+    (r"cost|price|pay|charge|fee|expensive|cheap|(?<!scale )(?<!mineral )deposits?|fares?|"
+     r"rents?(?!-free)|refunds?|tolls?(?!-free)|wages?|salar(?:y|ies)", "price", ("money",)),
     (r"storage|memory|disk|file size", "size", ("data",)),
     (r"fast|speed|quick", "speed", ("speed",)),
     (r"battery|charge capacity", "battery capacity", ("energy", "percent")),

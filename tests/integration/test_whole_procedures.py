@@ -64,9 +64,10 @@ def test_every_step_in_order(
     search = response["trace"]["procedureSearch"]
     assert search["chosen"].startswith(f"{irrigation}/{case.file.split('/')[1]} > ")
     assert search["reason"].startswith("the best score")
-    given = [w for w in search["weighed"] if w["score"] is not None]
-    assert given and all(w["qualifies"] and w["path"] in search["searched"] for w in given)
-    assert any(not w["qualifies"] and w["score"] is None for w in search["weighed"])
+    scored = [w for w in search["weighed"] if w["score"] is not None]
+    assert scored and all(w["qualifies"] and w["path"] in search["searched"] for w in scored)
+    [given] = [w for w in search["weighed"] if w["given"]]
+    assert search["chosen"] == " > ".join([given["path"], *given["headingPath"]])
 
 
 def test_a_question_asking_for_a_fact_gets_no_procedure(

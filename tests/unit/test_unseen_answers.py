@@ -494,16 +494,25 @@ def test_steps_holding_two_hits_qualify_whatever_words_the_question_used() -> No
         ("paragraph", "Step 3: When the bar reaches 100 percent, click Install.", section),
     )  # fmt: skip
     terms = ("install", "latest", "nethaven", "software", "web", "page")
-    found = find_procedure(rows, ["elsewhere", "p1", "other", "p2"], terms)
+    found, [weighed] = weigh_procedures(rows, ["elsewhere", "p1", "other", "p2"], terms)
     assert found is not None and found.layout == "step_paragraphs"
     assert len(found.step_starts) == 3
+    assert weighed.reason == "its laid-out steps hold two hits, one of the three best"
+    assert weighed.given and weighed.score == found.score
     assert find_procedure(rows, ["elsewhere", "p1", "other"], terms) is None  # one hit
     assert find_procedure(rows, ["a", "b", "c", "p1", "p2"], terms) is None  # none of the best
+    # Not running text: its instructions are a procedure only by inference.
+    running = _rows(
+        ("paragraph", "Sign in to the setup page first.", section),
+        ("paragraph", "Click Check for updates. Wait for the bar. Click Install.", section),
+        ("paragraph", "Press Restart. Sign in again and check the version.", section),
+    )  # fmt: skip
+    assert find_procedure(running, ["elsewhere", "p1", "other", "p2"], terms) is None
 
 
 def test_every_block_weighed_says_why_it_may_answer_or_not() -> None:
     """The trace's procedureSearch: "Backflushing the group head" names a fifth of "How do I
-    backflush the espresso machine?" but holds no hit, so "Pulling a double shot" is given."""
+    backflush the espresso machine?" but holds no hit, so "Pulling a shot" is given."""
     rows = _rows(
         ("list", "1. Grind 18 g.\n2. Tamp.\n3. Pull the shot.", ("Espresso", "Pulling a shot")),
         ("list", "1. Fit the blind basket.\n2. Run the pump.",
@@ -513,7 +522,8 @@ def test_every_block_weighed_says_why_it_may_answer_or_not() -> None:
     best, weighed = weigh_procedures(rows, ["p0"], ("backflush", "espresso", "machine"))
     assert best is not None and best.heading_path[-1] == "Pulling a shot"
     shot, flush, case = weighed
-    assert shot.qualifies and shot.hit_rank == 0 and shot.score == best.score
+    assert shot.qualifies and shot.hit_rank == 0 and shot.score == best.score and shot.given
+    assert not (flush.given or case.given)
     assert shot.reason == "names a fifth and holds one of the three best hits"
     assert not flush.qualifies and flush.score is None and flush.named >= 0.2
     assert flush.reason == "names under half of the question and holds none of the three best hits"
