@@ -11,7 +11,7 @@ when the best evidence was already uncertain to answer the question at all, an a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -115,12 +115,7 @@ def _states_asked(
     kind = plan.answer_type
     if kind is None or kind.name != "yes_no":
         return False
-    read = reads[i]
-    if _continues(sentences, i):
-        before = reads[i - 1]
-        read = msgspec.structs.replace(
-            read, text=f"{before.text} {read.text}", words=before.words | read.words
-        )
+    read = _joined(reads[i - 1 : i + 1]) if _continues(sentences, i) else reads[i]
     counts = _named_counts(read, plan, beyond_title=False)
     if counts is None:
         return False
@@ -510,16 +505,18 @@ def _about_with_lead(
         first -= 1
     if first == i:
         return False
-    lead = reads[first:i]
-    joined = _Read(
-        sentence=sentences[i], text=" ".join(r.text for r in (*lead, reads[i])),
-        words=set().union(*(r.words for r in (*lead, reads[i]))), title=reads[i].title,
-        in_title=reads[i].in_title,
-    )  # fmt: skip
+    joined = _joined(reads[first : i + 1])
     counts = _named_counts(joined, plan)
     if counts is None or counts[1] - counts[0] > 1:
         return False
     return _about(joined, counts[0] / counts[1], plan)
+
+
+def _joined(reads: Sequence[_Read]) -> _Read:
+    """The last of `reads` read together with the sentences before it (of its paragraph)."""
+    last = reads[-1]
+    return msgspec.structs.replace(last, text=" ".join(r.text for r in reads),
+                                   words=set().union(*(r.words for r in reads)))  # fmt: skip
 
 
 def _continues(sentences: tuple[DraftSentence, ...], i: int) -> bool:

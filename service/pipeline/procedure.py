@@ -1,4 +1,4 @@
-"""find_procedure: the whole ordered procedure a how-to question's evidence belongs to.
+"""weigh_procedures: the whole ordered procedure a how-to question's evidence belongs to.
 
 Retrieval finds the sentences most like the question; in a procedure those are the first and the
 last steps, rarely "Wait until the green light stops blinking". A how-to answer needs every step
@@ -30,8 +30,8 @@ from service.text.relation_labels import compact_key
 from service.text.spans import split_sentences
 
 __all__ = [
-    "STEP_HEADING", "Layout", "Procedure", "Weighed", "asked_tasks", "find_procedure",
-    "heading_task", "instructs", "opposite_task", "own_heading", "tasks_done", "weigh_procedures",
+    "STEP_HEADING", "Layout", "Procedure", "Weighed", "asked_tasks", "heading_task", "instructs",
+    "opposite_task", "own_heading", "tasks_done", "weigh_procedures",
 ]  # fmt: skip
 
 Layout = Literal[
@@ -134,18 +134,6 @@ class Weighed(msgspec.Struct, frozen=True, kw_only=True):
     # (augment.py); None when it does not qualify.
     score: float | None = None
     given: bool = False  # the procedure given (of its document, until augmentation picks one)
-
-
-def find_procedure(
-    rows: Sequence[Row],
-    hit_paragraphs: Sequence[str],
-    terms: Sequence[str],
-    *,
-    asked: bool = False,
-    query: str = "",
-) -> Procedure | None:
-    """The best procedure of weigh_procedures, or None."""
-    return weigh_procedures(rows, hit_paragraphs, terms, asked=asked, query=query)[0]
 
 
 def weigh_procedures(

@@ -15,7 +15,7 @@ from service.answer.typed_value import check_typed_value
 from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
-from service.pipeline.procedure import find_procedure, heading_task, tasks_done, weigh_procedures
+from service.pipeline.procedure import Procedure, heading_task, tasks_done, weigh_procedures
 from service.pipeline.scope_words import _real_word, is_slip, stem
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
@@ -441,6 +441,12 @@ def test_imperatives_and_walkthroughs_are_how_to_questions() -> None:
 )
 def test_a_request_is_told_from_a_question(query: str, asks_to_do: bool) -> None:
     assert is_request(query) is asks_to_do
+
+
+def find_procedure(rows: list[dict[str, Any]], hits: list[str], terms: tuple[str, ...],
+                   **options: Any) -> Procedure | None:  # fmt: skip
+    """The procedure weigh_procedures gives, without the blocks weighed."""
+    return weigh_procedures(rows, hits, terms, **options)[0]
 
 
 def _rows(*blocks: tuple[str, str, tuple[str, ...]]) -> list[dict[str, Any]]:
