@@ -85,7 +85,7 @@ _STOPWORDS = frozenset(
         r"\w+",
         "a an and are as at be between by can compare difference do does for from how i in is it "
         "its of on or the their there these this to vs versus was what when where which who why "
-        "with you your explain deep detail please tell me about",
+        "with you your explain deep detail please tell me about so if but than then",
     )
 )
 # Interrogative and auxiliary words ask; they name nothing a source must contain ("How long is
@@ -95,7 +95,7 @@ _QUESTION_WORDS = frozenset(
         r"\w+",
         "should would could will shall might must did has have had been being am were whom whose "
         "often frequently long much many far soon old big large heavy tall high wide deep hot "
-        "cold fast my mine me we us our ours they them he she his her up "
+        "cold fast my mine me we us our ours they them he him she his her up "
         # the how-to cues: "steps for X", "walk me through X" ask for X
         "steps step procedure procedures instructions instruction walk through teach guide "
         "process way "

@@ -150,6 +150,18 @@ _PLACE_CUE = re.compile(
 # A reason is asked, not a value; "why and when was it built" asks for a date as well.
 _WHY = re.compile(r"\W*(?:why|how come)\b(?!\W+and\W+(?:when|where|who|how)\b)", re.IGNORECASE)
 _WHEN = re.compile(r"^\W*when\b|\bwhen (?:is|are|does|do|will|was|were|did)\b", re.IGNORECASE)
+# "When do you need to blind bake pastry?", "when should I repot a houseplant": a habit or an
+# advice of a generic subject is answered by an occasion ("when it will be filled with an
+# unbaked filling", "once the ice is 5 mm thick") as well as by a date or a time.
+_WHEN_GENERIC = re.compile(
+    r"^\W*when (?:do|does|should|must|can|would|could) (?:you|we|they|i|one|people|someone)\b",
+    re.IGNORECASE,
+)
+_OCCASION = re.compile(
+    r"\b(?:when|whenever|if|once|before|after|until|unless|as soon as|every time|each time|"
+    r"at which point|at times)\b",
+    re.IGNORECASE,
+)
 # "Where did the word come from?" asks for an origin (a story, a source, a language), which
 # no pattern decides; "where is it made" asks for a place.
 _ORIGIN = re.compile(
@@ -337,6 +349,9 @@ def expected_type(question: str) -> AnswerType | None:
                           cue=match.group(0))  # fmt: skip
     if match := _YES_NO.search(text):
         return AnswerType(name="yes_no", noun="answer", cue=match.group(0).strip())
+    if match := _WHEN_GENERIC.match(text):
+        return AnswerType(name="date", noun="time or occasion", families=("time", "occasion"),
+                          cue=match.group(0))  # fmt: skip
     if match := _WHEN.search(text):  # any other "when ...": a date or a time answers it
         return AnswerType(name="date", noun="date or time", families=("time",), cue=match.group(0))
     return None
@@ -345,11 +360,14 @@ def expected_type(question: str) -> AnswerType | None:
 def holds_instance(text: str, kind: AnswerType, *, wide: bool = True) -> bool:
     """Whether `text` (a sentence of the answer) holds a value of the asked type. `wide` False
     leaves out the places and people that only the typed check reads (_WIDE_PLACE, a name for
-    "which country", _OCCUPATION): the relevance screen keeps a sentence for its value, and
-    "Switch off Bluetooth and send your password to ..." must not pass for a place."""
+    "which country", _OCCUPATION) and the occasions of a generic "when" (_OCCASION): the
+    relevance screen keeps a sentence for its value, and "Switch off Bluetooth and send your
+    password to ..." must not pass for a place."""
     pattern = _PATTERNS.get(kind.name)
     if kind.name == "date" and "time" in kind.families and _TIME.search(text):
         return True  # a bare "when ..." is answered by a time as well as a date
+    if kind.name == "date" and "occasion" in kind.families and wide and _OCCASION.search(text):
+        return True  # only the typed check: "if you are an assistant, ..." is no answer
     if kind.name == "date" and "year" in kind.families:
         pattern = _YEAR
     if pattern:

@@ -843,6 +843,18 @@ def test_a_procedure_that_undoes_the_asked_task_does_not_answer_it() -> None:
     assert next(g for g in review.gates if g.name == "query_intent_coverage").passed
 
 
+def test_another_form_of_a_word_covers_it() -> None:
+    """ "lubrication" is covered by "Lubricating" and "installation" by "installing": a
+    question is not partial for a word its source writes in another form."""
+    pack = pack_of({0: "direct_support"}, extra=(fragment(rows(
+        "# Spindle\n\nLubricating the drive spindle after installing the rotor keeps it "
+        "turning.\n", "kb/spindle.md", "d_spindle")[0]),))  # fmt: skip
+    review = _review("spindle lubrication steps after rotor installation", pack)
+    assert {"lubrication", "installation"} <= set(review.covered_terms)
+    assert "lubrication" not in review.missing_terms
+    assert "rotation" in _review("spindle rotation speed", pack).missing_terms
+
+
 def test_a_how_to_is_covered_by_its_procedure_not_by_other_pages() -> None:
     """The router's firmware steps do not update the e-bike's drive unit: what another page of
     the pack names is not in a how-to answer, which is its procedure."""

@@ -45,6 +45,10 @@ def test_depth_and_budget_profiles() -> None:
 def test_key_terms_drop_stopwords_and_keep_order() -> None:
     assert key_terms("What is the difference between HTTP/2 and QUIC?") == ("http/2", "quic")
     assert key_terms("compare a and a") == ()
+    # Pronouns and conjunctions name nothing a page must hold.
+    assert key_terms("the vet is closed, so where should I take him if it is late?") == (
+        "vet", "closed", "take", "late",
+    )  # fmt: skip
 
 
 def test_whitespace_is_normalised() -> None:

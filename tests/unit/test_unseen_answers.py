@@ -163,6 +163,25 @@ def test_a_bare_when_is_answered_by_a_date_or_a_time() -> None:
     assert not holds_instance("It checks for updates when it is idle.", kind)
 
 
+def test_a_generic_when_is_answered_by_an_occasion_too() -> None:
+    """ "When do you need to blind bake pastry?" asks for an occasion ("when it will be filled
+    with an unbaked filling") as well as a date or a time; a "when" about one event does not."""
+    kind = expected_type("When do you need to blind bake pastry?")
+    assert kind is not None and kind.name == "date" and kind.noun == "time or occasion"
+    occasion = "Blind baking is necessary when the crust will be filled with a cold filling."
+    assert holds_instance(occasion, kind)
+    assert holds_instance("Bake the crust blind at 9 am.", kind)
+    assert not holds_instance("Blind baking is baking a pie crust without its filling.", kind)
+    # The relevance screen does not keep a sentence for a conditional ("if you are an ...").
+    assert not holds_instance(occasion, kind, wide=False)
+    for question in ("When should I defrost my freezer?", "when do they throw fish at the market"):
+        found = expected_type(question)
+        assert found is not None and "occasion" in found.families
+    event = expected_type("when do dawson and joey first kiss")
+    assert event is not None and "occasion" not in event.families
+    assert not holds_instance("They kiss when the season ends.", event)
+
+
 def test_a_typed_question_with_a_procedure_word_asks_for_the_value() -> None:
     """ "install" or "procedure" in a wh-question for a value is its subject; "how do I"
     still asks for steps."""

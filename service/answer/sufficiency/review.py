@@ -36,6 +36,7 @@ from service.pipeline.procedure import (
     own_heading,
     tasks_done,
 )
+from service.pipeline.scope_words import stem
 from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
 
@@ -332,6 +333,8 @@ def _coverage(
     # paragraph on its casting): a term they hold is covered.
     text = _unaccented(" ".join(" ".join((*f.heading_path, f.text)).lower() for f in direct))
     compact = compact_key(text)
+    # Another form of the word counts ("lubrication" under "Lubricating the drive spindle").
+    stemmed = {stem(w) for w in re.findall(r"[a-z]{5,}", text)}
     supported = {f.knowledge_point_id for f in direct}
     covered: list[str] = []
     missing: list[str] = []
@@ -345,6 +348,7 @@ def _coverage(
             or (key and key in compact)
             or any(_unaccented(name) in key and kp in supported for name, kp in named.items())
             or (len(term) > 4 and term.isascii() and term[:-1] in text)  # plural/inflection
+            or (len(term) > 4 and term.isascii() and term.isalpha() and stem(term) in stemmed)
         )
         (covered if hit else missing).append(asked)
     return covered, missing
