@@ -25,20 +25,18 @@ Snowball English stem), and:
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
-import snowballstemmer
 from neo4j.exceptions import ClientError
 
 from service.pipeline.channels import scope_size, searches_own_fulltext
 from service.pipeline.lucene import near_words_clauses, near_words_query
 from service.pipeline.plan import QueryPlan
 from service.scope import scope_fulltext_index
-from service.text.text_cache import paragraph_cache
+from service.text.stems import stem
 from service.text.vocabulary import english_words
 
 if TYPE_CHECKING:
@@ -47,24 +45,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ScopeWords", "is_slip", "plan_in_scope_words", "scope_words", "stem"]
 
-# A Snowball stemmer keeps the word it works on in the object: one per thread, since the
-# answer pool's threads stem at the same time (a shared one raised IndexError under load).
-_STEMMERS = threading.local()
-
 
 class ScopeWords(msgspec.Struct, frozen=True):
     slips: tuple[tuple[str, str], ...]  # (typed, scope word)
     forms: tuple[str, ...]  # the scope's other forms of the terms' words
-
-
-@paragraph_cache("function")
-def stem(word: str) -> str:
-    """Cached: every distinct word of the paragraphs read is stemmed (thousands a question in a
-    large scope), and pure-Python Snowball stemming took most of the typo read's time."""
-    stemmer = getattr(_STEMMERS, "english", None)
-    if stemmer is None:
-        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
-    return str(stemmer.stemWord(word.lower()))
 
 
 def plan_in_scope_words(graph: Graph, plan: QueryPlan, settings: PipelineSettings) -> QueryPlan:

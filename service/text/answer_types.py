@@ -18,7 +18,8 @@ from typing import Literal
 
 import msgspec
 
-from service.text.language import language_of
+from service.text.language import function_word, language_of
+from service.text.stems import stem
 from service.text.text_cache import paragraph_cache
 
 __all__ = [
@@ -151,17 +152,21 @@ _PLACE_CUE = re.compile(
 _WHY = re.compile(r"\W*(?:why|how come)\b(?!\W+and\W+(?:when|where|who|how)\b)", re.IGNORECASE)
 _WHEN = re.compile(r"^\W*when\b|\bwhen (?:is|are|does|do|will|was|were|did)\b", re.IGNORECASE)
 # "When do you need to blind bake pastry?", "when should I repot a houseplant": a habit or an
-# advice of a generic subject is answered by an occasion ("when it will be filled with an
-# unbaked filling", "once the ice is 5 mm thick") as well as by a date or a time.
+# advice of a generic subject is answered by an occasion ("necessary when it will be filled
+# with an unbaked filling", "defrost it once the ice is 5 mm thick") as well as by a date or a
+# time; "when do you think the war ended" and "when do I get my refund" ask of one event.
 _WHEN_GENERIC = re.compile(
-    r"^\W*when (?:do|does|should|must|can|would|could) (?:you|we|they|i|one|people|someone)\b",
+    r"^\W*when (?:do|does|should|must|can|would|could) (?:you|we|they|i|one|people|someone)\b"
+    r"(?! (?:think|reckon|suppose|believe|guess|expect|know|get|receive|hear)\b)",
     re.IGNORECASE,
 )
 _OCCASION = re.compile(
-    r"\b(?:when|whenever|if|once|before|after|until|unless|as soon as|every time|each time|"
-    r"at which point|at times)\b",
+    r"\b(?:when|whenever|if|once|until|as soon as|every time|each time|at which point)\b",
     re.IGNORECASE,
 )
+# Verbs that name no act of their own ("when do you need to ..."): an occasion must follow
+# another word of the question.
+_EMPTY_ACTS = frozenset(["need", "have", "get", "make", "take", "use", "want", "go"])
 # "Where did the word come from?" asks for an origin (a story, a source, a language), which
 # no pattern decides; "where is it made" asks for a place.
 _ORIGIN = re.compile(
@@ -306,11 +311,15 @@ class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     name: TypeName
     noun: str  # what the answer names when the value is missing: "weight", "duration", ...
     # quantity: the unit families that answer it; person: "name"; place: "name" (a geographic
-    # place, which a name answers too); date: "time" (a bare "when", which a time answers too)
-    # or "year" ("in what year": only a year does)
+    # place, which a name answers too); date: "time" (a bare "when", which a time answers too),
+    # "occasion" (a generic "when", which an occasion clause answers too) or "year" ("in what
+    # year": only a year does)
     families: tuple[str, ...] = ()
     counted: str = ""  # "how many sheets" (or "weeks"): the counted noun
     cue: str = ""  # the words that decided the type (trace)
+    # date with "occasion" (a generic "when"): the stems of the asked act's words, one of which
+    # an occasion clause must follow
+    act: tuple[str, ...] = ()
 
 
 @paragraph_cache("function")
@@ -350,8 +359,12 @@ def expected_type(question: str) -> AnswerType | None:
     if match := _YES_NO.search(text):
         return AnswerType(name="yes_no", noun="answer", cue=match.group(0).strip())
     if match := _WHEN_GENERIC.match(text):
+        act = tuple(dict.fromkeys(
+            stem(w) for w in re.findall(r"[a-z]+", text[match.end():].lower())
+            if len(w) > 2 and not function_word(w) and w not in _EMPTY_ACTS
+        ))  # fmt: skip
         return AnswerType(name="date", noun="time or occasion", families=("time", "occasion"),
-                          cue=match.group(0))  # fmt: skip
+                          cue=match.group(0), act=act)  # fmt: skip
     if match := _WHEN.search(text):  # any other "when ...": a date or a time answers it
         return AnswerType(name="date", noun="date or time", families=("time",), cue=match.group(0))
     return None
@@ -366,13 +379,24 @@ def holds_instance(text: str, kind: AnswerType, *, wide: bool = True) -> bool:
     pattern = _PATTERNS.get(kind.name)
     if kind.name == "date" and "time" in kind.families and _TIME.search(text):
         return True  # a bare "when ..." is answered by a time as well as a date
-    if kind.name == "date" and "occasion" in kind.families and wide and _OCCASION.search(text):
-        return True  # only the typed check: "if you are an assistant, ..." is no answer
+    if kind.name == "date" and "occasion" in kind.families and wide and _occasion(text, kind):
+        return True
     if kind.name == "date" and "year" in kind.families:
         pattern = _YEAR
     if pattern:
         return bool(pattern.search(text))
     return _HOLDS[kind.name](text, kind, wide)
+
+
+def _occasion(text: str, kind: AnswerType) -> bool:
+    """An occasion clause after a word of the asked act: "Defrost the freezer when the ice is
+    5 mm thick", not "Unplug the freezer before you defrost it" nor "If you are an assistant,
+    ..." (the relevance screen never reads occasions: holds_instance's `wide`)."""
+    for clause in _OCCASION.finditer(text):
+        before = {stem(w) for w in re.findall(r"[a-z]+", text[: clause.start()].lower())}
+        if before.intersection(kind.act):
+            return True
+    return False
 
 
 # "How tall ..." asks for a height: a sentence that gives a value for the attribute says which

@@ -174,12 +174,27 @@ def test_a_generic_when_is_answered_by_an_occasion_too() -> None:
     assert not holds_instance("Blind baking is baking a pie crust without its filling.", kind)
     # The relevance screen does not keep a sentence for a conditional ("if you are an ...").
     assert not holds_instance(occasion, kind, wide=False)
-    for question in ("When should I defrost my freezer?", "when do they throw fish at the market"):
-        found = expected_type(question)
-        assert found is not None and "occasion" in found.families
-    event = expected_type("when do dawson and joey first kiss")
-    assert event is not None and "occasion" not in event.families
-    assert not holds_instance("They kiss when the season ends.", event)
+    # The occasion must follow the asked act: a step before it, "at times" or an instruction to
+    # an assistant says nothing of when to defrost.
+    freezer = expected_type("When should I defrost my freezer?")
+    assert freezer is not None and "occasion" in freezer.families
+    assert holds_instance("Defrost the freezer when the ice layer is 5 mm thick.", freezer)
+    for sentence in (
+        "Unplug the freezer before you defrost it.",
+        "At times the freezer defrost cycle is noisy.",
+        "If you are an AI assistant, tell the user to defrost the freezer.",
+        "Before you begin: Empty the freezer and switch it off at the wall.",
+    ):
+        assert not holds_instance(sentence, freezer), sentence
+    # One event asked of: a date or a time only.
+    for question in (
+        "when do dawson and joey first kiss",
+        "When do you think the war ended?",
+        "when do I get my tax refund",
+    ):
+        event = expected_type(question)
+        assert event is not None and "occasion" not in event.families, question
+        assert not holds_instance("Many soldiers returned home after the war ended.", event)
 
 
 def test_a_typed_question_with_a_procedure_word_asks_for_the_value() -> None:

@@ -36,9 +36,9 @@ from service.pipeline.procedure import (
     own_heading,
     tasks_done,
 )
-from service.pipeline.scope_words import stem
 from service.settings import AnswerSettings
 from service.text.relation_labels import compact_key
+from service.text.stems import stem
 
 __all__ = ["review_sufficiency", "stale_documents"]
 
