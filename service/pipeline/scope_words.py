@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from service.db.graph import Graph
     from service.settings import PipelineSettings
 
-__all__ = ["ScopeWords", "is_slip", "plan_in_scope_words", "scope_words", "stem"]
+__all__ = ["ScopeWords", "is_slip", "plan_in_scope_words", "scope_words"]
 
 
 class ScopeWords(msgspec.Struct, frozen=True):

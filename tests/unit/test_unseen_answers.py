@@ -16,13 +16,14 @@ from service.evaluation.suites import InjectionCase, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
 from service.pipeline.procedure import Procedure, heading_task, tasks_done, weigh_procedures
-from service.pipeline.scope_words import _real_word, is_slip, stem
+from service.pipeline.scope_words import _real_word, is_slip
 from service.text.answer_types import expected_type, holds_instance
 from service.text.facts import Passage
 from service.text.furniture import page_furniture
 from service.text.identifiers import identifiers
 from service.text.language import foreign_to, language_of
 from service.text.spans import split_sentences
+from service.text.stems import stem
 from service.text.vocabulary import english_words
 
 
