@@ -28,7 +28,7 @@ from service.text.answer_types import (
     unit_word,
 )
 from service.text.identifiers import identifiers
-from service.text.language import function_word
+from service.text.language import LIGHT_VERBS, function_word
 
 __all__ = ["TypedValue", "check_typed_value", "missing_value_caveat", "stands_for_subject"]
 
@@ -323,7 +323,7 @@ def _named_counts(
     asked = [
         t for t in plan.terms
         if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
-        and t not in _GRAMMAR and t not in _LIGHT_VERBS and t not in _FRAMES
+        and t not in _GRAMMAR and t not in LIGHT_VERBS and t not in _FRAMES
         and not number_word(t)  # "four months ago" says when, not what
         and not _names_type(t, plan.answer_type)
         and not (beyond_title and has_term(read.title, t, read.in_title))
@@ -590,16 +590,6 @@ _TYPE_NOUNS = frozenset(
         "time times date dates day days year years month months hour hours version versions "
         "release period duration frequency number amount value name place location size length "
         "weight price",
-    )
-)
-# Verbs that say little of their own ("how long does it take", "what do I need"): the subject
-# is in the words around them.
-_LIGHT_VERBS = frozenset(
-    re.findall(
-        r"\w+",
-        "take takes taking took taken make makes making made get gets getting got have has "
-        "having had do does doing did need needs needed use uses using used go goes going went "
-        "come comes coming came give gives giving gave put puts putting",
     )
 )
 # Words that ask of an exception: a sentence without them states the rule, not the exception

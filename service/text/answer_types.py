@@ -18,7 +18,7 @@ from typing import Literal
 
 import msgspec
 
-from service.text.language import function_word, language_of
+from service.text.language import LIGHT_VERBS, function_word, language_of
 from service.text.stems import stem
 from service.text.text_cache import paragraph_cache
 
@@ -164,9 +164,6 @@ _OCCASION = re.compile(
     r"\b(?:when|whenever|if|once|until|as soon as|every time|each time|at which point)\b",
     re.IGNORECASE,
 )
-# Verbs that name no act of their own ("when do you need to ..."): an occasion must follow
-# another word of the question.
-_EMPTY_ACTS = frozenset(["need", "have", "get", "make", "take", "use", "want", "go"])
 # "Where did the word come from?" asks for an origin (a story, a source, a language), which
 # no pattern decides; "where is it made" asks for a place.
 _ORIGIN = re.compile(
@@ -361,7 +358,7 @@ def expected_type(question: str) -> AnswerType | None:
     if match := _WHEN_GENERIC.match(text):
         act = tuple(dict.fromkeys(
             stem(w) for w in re.findall(r"[a-z]+", text[match.end():].lower())
-            if len(w) > 2 and not function_word(w) and w not in _EMPTY_ACTS
+            if len(w) > 2 and not function_word(w) and w not in LIGHT_VERBS
         ))  # fmt: skip
         return AnswerType(name="date", noun="time or occasion", families=("time", "occasion"),
                           cue=match.group(0), act=act)  # fmt: skip

@@ -13,7 +13,7 @@ import re
 
 from service.text.text_cache import paragraph_cache
 
-__all__ = ["foreign_to", "function_word", "language_of"]
+__all__ = ["LIGHT_VERBS", "foreign_to", "function_word", "language_of"]
 
 _SCRIPTS = (
     ("ru", re.compile(r"[\u0400-\u04ff]")),
@@ -49,6 +49,18 @@ _MIN_HITS = 2  # function words needed before a Latin-script language is named
 
 
 _ANY_FUNCTION_WORD = frozenset().union(*_WORDS.values())
+
+
+# Verbs that say little of their own ("how long does it take", "what do I need", "when do you
+# want to ..."): what a question asks about is in the words around them.
+LIGHT_VERBS = frozenset(
+    re.findall(
+        r"\w+",
+        "take takes taking took taken make makes making made get gets getting got have has "
+        "having had do does doing did need needs needed use uses using used go goes going went "
+        "come comes coming came give gives giving gave put puts putting want",
+    )
+)
 
 
 def function_word(word: str) -> bool:
