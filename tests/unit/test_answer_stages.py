@@ -211,6 +211,34 @@ def test_a_procedure_naming_a_third_of_the_question_is_partial_not_refused() -> 
     assert other.status == "insufficient"
 
 
+def test_a_name_the_procedures_manual_gives_is_not_missing_from_its_task_page() -> None:
+    """A manual's task page leaves its product unnamed ("Preparing the bike for winter
+    storage"): a name another page of the same folder writes as a name, a word capitalised
+    inside a sentence or a model code, is covered, and steps lacking nothing else answer. The
+    same word on a page of another folder, or only at a sentence's start, leaves them partial."""
+    best = ("p0", rows()[0]["text"])
+    far = [(best, EvidenceSupport(cosine={"p0": 0.1}, sentence_cosine=0.1))]
+    steps = fragment(rows()[0], procedure_named=0.34, step_starts=(0, 10))
+
+    def review(query: str, sibling: str, path: str = "kb/binder.md"):  # type: ignore[no-untyped-def]
+        other = fragment(rows(sibling + "\n", path, "d_other")[0])
+        pack = pack_of({1: "parent_context"}, extra=(steps, other))
+        return _review(query, pack=pack, candidates=far)
+
+    named = review("water glass steps for the Silvo", "The Silvo kit holds two litres.")
+    assert (named.status, named.missing_terms) == ("sufficient", ())
+    coded = review("water glass steps for the sk20", "Mix it in an SK20 bucket.")
+    assert coded.status == "sufficient"
+    elsewhere = review("water glass steps for the Silvo", "The Silvo kit holds two litres.",
+                       "other/binder.md")  # fmt: skip
+    assert (elsewhere.status, elsewhere.missing_terms) == ("borderline", ("silvo",))
+    opening = review("water glass steps for the Silvo", "Silvo kits hold two litres.")
+    assert opening.missing_terms == ("silvo",)
+    # A term the sibling writes in lower case is a word, not the product's name.
+    plain = review("water glass steps for the silvo", "Mix it like silvo paste.")
+    assert plain.missing_terms == ("silvo",)
+
+
 def test_answerability_reads_another_candidate_only_when_it_confidently_answers() -> None:
     """The best fused hit can share the question's words without its answer, which a hit the
     vector channel ranks higher holds: the gate reads that one when it scores at least the

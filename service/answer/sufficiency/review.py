@@ -81,6 +81,22 @@ def review_sufficiency(
     other_task = _other_task(plan, procedure) if procedure is not None else ()
     covered = [t for t in covered if t not in other_task]
     missing = [*other_task, *(t for t in missing if t not in other_task)]
+    # A procedure found in other words ("stored fault reset steps" / "Clearing a stored error
+    # code") may lack terms: a how-to then gets it as partial, naming them, rather than refused;
+    # not a procedure for another task.
+    shown = (
+        procedure is not None
+        and procedure.procedure_named >= settings.procedure_partial_share
+        and asks_for_steps(plan)
+        and not other_task
+        and bool(missing)
+    )
+    # The product's name is what a manual's task page leaves out ("winter storage steps for
+    # the Voltride" over "Preparing the bike for winter storage"): a name its manual's other
+    # pages give is covered, and a procedure lacking nothing else answers.
+    implied = _manual_names(missing, procedure, fragments) if shown and procedure else ()
+    covered += implied
+    missing = [t for t in missing if t not in implied]
     terms = [t for t in plan.terms if t not in ANSWER_FRAMES]
     coverage = len(covered) / len(terms) if terms else (1.0 if direct else 0.0)
     operands_ok, operand_detail = _operands(plan, direct, operand_points)
@@ -113,18 +129,12 @@ def review_sufficiency(
     names_itself = _names_the_concept(plan, direct, named) or any(
         f.procedure_named >= settings.procedure_named_share for f in direct
     )
-    # One that names less, down to procedure_partial_share, may be the asked procedure in other
-    # words ("stored fault reset steps" / "Clearing a stored error code"): a how-to gets it as
-    # partial, naming the terms it lacks, rather than refused; not a procedure for another task.
-    shown = (
-        procedure is not None
-        and procedure.procedure_named >= settings.procedure_partial_share
-        and asks_for_steps(plan)
-        and not other_task
-        and bool(missing)
-    )
     if answerability is not None:
-        passed = answerability >= settings.answerability_threshold or names_itself
+        passed = (
+            answerability >= settings.answerability_threshold
+            or names_itself
+            or (shown and not missing)
+        )
         gates.append(
             Gate(
                 name="answerability",
@@ -352,6 +362,29 @@ def _coverage(
         )
         (covered if hit else missing).append(asked)
     return covered, missing
+
+
+def _manual_names(
+    missing: Sequence[str], procedure: Fragment, fragments: Sequence[Fragment]
+) -> tuple[str, ...]:
+    """The `missing` terms that another page of the procedure's manual (its folder) writes as a
+    name: a model code ("M500") or a word capitalised inside a sentence ("The Voltride
+    PowerTube 625"). A name only the question gives, or one of another folder's product, stays
+    missing."""
+    folder = procedure.path.rpartition("/")[0]
+    text = "\n".join(
+        f.text for f in fragments
+        if f.document_id != procedure.document_id and f.path.rpartition("/")[0] == folder
+    )  # fmt: skip
+    found: list[str] = []
+    for term in missing:
+        if not re.fullmatch(r"\w+", term):
+            continue
+        model = bool(re.search(r"\d", term)) and bool(re.search(r"[^\W\d_]", term))
+        name = r"(?i:" + re.escape(term) + r")" if model else re.escape(term[:1].upper() + term[1:])
+        if re.search(r"(?<=[\w,] )" + name + r"\b" if not model else r"\b" + name + r"\b", text):
+            found.append(term)
+    return tuple(found)
 
 
 def _unaccented(text: str) -> str:
