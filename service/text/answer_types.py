@@ -487,19 +487,37 @@ _PEOPLE_COUNT = re.compile(
 _MONEY_FIRST = re.compile(r"(?:[$€£¥]|\b(?:usd|eur|gbp|chf|kr)\b)\s?\d", re.IGNORECASE)
 
 
-def _has_duration(text: str, _kind: AnswerType, _wide: bool) -> bool:
+def _has_duration(text: str, kind: AnswerType, _wide: bool) -> bool:
+    units = _units_near(kind.counted)
+    words = "|".join(u for u in units.split("|") if len(u.rstrip("?")) > 3)  # not "for S"
     return bool(
-        re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{_TIME_UNITS})\b", text, re.I)
+        re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{units})\b", text, re.I)
         or re.search(r"\b(?:lifetime|overnight|indefinitely|permanent\w*)\b", text, re.I)
         # "for days", "up to a week", "within several hours"
         or re.search(
             r"\b(?:for|within|in|after|about|up to|over|around)\s+(?:a |an |several |"
-            r"many |a few |some )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
-            r"years?)\b",
+            rf"many |a few |some )?(?:{words})\b",
             text,
             re.I,
         )
     )
+
+
+# Units of time from the smallest. A duration counted in one ("how many years") is given in it
+# or in a neighbour ("18 months"), not two steps away ("within 28 days" is another period).
+_TIME_SCALE = (
+    r"seconds?|secs?|s|ms|milliseconds?", r"minutes?|mins?", r"hours?|hrs?|h", r"days?|nights?",
+    r"weeks?|fortnights?", r"months?", r"years?|yrs?", r"decades?", r"centuries|century",
+)  # fmt: skip
+
+
+def _units_near(counted: str) -> str:
+    """The units a duration counted in `counted` may be given in (every unit when it counts
+    none)."""
+    at = next((i for i, units in enumerate(_TIME_SCALE) if re.fullmatch(units, counted)), None)
+    if at is None:
+        return _TIME_UNITS
+    return "|".join(_TIME_SCALE[max(at - 1, 0) : at + 2])
 
 
 def _names_someone(text: str) -> bool:

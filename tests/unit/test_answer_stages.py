@@ -185,6 +185,13 @@ def test_answerability_gate_declines_far_evidence() -> None:
     assert near.answerability_inputs["paragraphCosine"] == 0.8
 
 
+def test_a_word_of_a_task_family_covers_the_asked_task() -> None:
+    """ "Inspecting the film" is covered by a page that says "check that the film is hard":
+    both name one upkeep task. A task of another family (replacing) stays missing."""
+    assert "inspect" not in _review("how do I inspect the water glass film?").missing_terms
+    assert "replace" in _review("how do I replace the water glass film?").missing_terms
+
+
 def test_a_procedure_naming_a_third_of_the_question_is_partial_not_refused() -> None:
     """Steps whose headings name part of a how-to question may be the asked ones in other words
     ("stored fault reset steps" / "Clearing a stored error code"): far evidence no longer

@@ -442,6 +442,24 @@ def test_a_duration_is_found_in_words_and_figures() -> None:
     assert not holds_instance("The warranty covers the frame and the motor.", warranty)
 
 
+def test_a_duration_counted_in_a_unit_is_given_in_it_or_a_neighbour() -> None:
+    """ "How many years does the extended warranty last?" is not answered by "register within
+    28 days" (another period), but is by "18 months"; a duration counted in no unit takes any."""
+    years = expected_type("How many years does the extended warranty last?")
+    assert years is not None and years.counted == "years"
+    assert holds_instance("It comes with a 2-year warranty.", years)
+    assert holds_instance("The warranty runs for 18 months.", years)
+    assert not holds_instance("Register within 28 days of purchase.", years)
+    assert not holds_instance("Registration takes a few minutes.", years)
+    hours = expected_type("how many hours does a full charge take")
+    assert hours is not None
+    assert holds_instance("A full charge takes about 90 minutes.", hours)
+    assert not holds_instance("Charge it every 3 weeks.", hours)
+    anything = expected_type("How long is the warranty?")
+    assert anything is not None and holds_instance("Register within 28 days.", anything)
+    assert not holds_instance("It costs €3.99 for S and €4.99 for M.", anything)  # sizes
+
+
 def test_interrogative_and_auxiliary_words_are_never_key_terms() -> None:
     assert key_terms("How long is the warranty?") == ("warranty",)
     assert key_terms("How often should I descale the kettle?") == ("descale", "kettle")

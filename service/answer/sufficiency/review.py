@@ -22,7 +22,7 @@ from service.answer.sufficiency.model import (
     Status,
     SufficiencyReview,
 )
-from service.answer.sufficiency.tasks import tasks_named
+from service.answer.sufficiency.tasks import FAMILIES, tasks_named
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.evidence import Fragment
@@ -94,7 +94,9 @@ def review_sufficiency(
     # The product's name is what a manual's task page leaves out ("winter storage steps for
     # the Voltride" over "Preparing the bike for winter storage"): a name its manual's other
     # pages give is covered, and a procedure lacking nothing else answers.
-    implied = _manual_names(missing, procedure, fragments) if shown and procedure else ()
+    implied = (
+        _manual_names(missing, procedure, fragments) if shown and procedure is not None else ()
+    )
     covered += implied
     missing = [t for t in missing if t not in implied]
     terms = [t for t in plan.terms if t not in ANSWER_FRAMES]
@@ -346,6 +348,8 @@ def _coverage(
     # Another form of the word counts ("lubrication" under "Lubricating the drive spindle").
     stemmed = {stem(w) for w in re.findall(r"[a-z]{5,}", text)}
     supported = {f.knowledge_point_id for f in direct}
+    # A word of a task family names its task ("changing the seal" / "Replacing the gasket").
+    tasks = tasks_named(text, FAMILIES)
     covered: list[str] = []
     missing: list[str] = []
     for asked in plan.terms:
@@ -359,6 +363,7 @@ def _coverage(
             or any(_unaccented(name) in key and kp in supported for name, kp in named.items())
             or (len(term) > 4 and term.isascii() and term[:-1] in text)  # plural/inflection
             or (len(term) > 4 and term.isascii() and term.isalpha() and stem(term) in stemmed)
+            or bool(tasks_named(term, FAMILIES) & tasks)
         )
         (covered if hit else missing).append(asked)
     return covered, missing
@@ -380,9 +385,11 @@ def _manual_names(
     for term in missing:
         if not re.fullmatch(r"\w+", term):
             continue
-        model = bool(re.search(r"\d", term)) and bool(re.search(r"[^\W\d_]", term))
-        name = r"(?i:" + re.escape(term) + r")" if model else re.escape(term[:1].upper() + term[1:])
-        if re.search(r"(?<=[\w,] )" + name + r"\b" if not model else r"\b" + name + r"\b", text):
+        if re.search(r"\d", term) and re.search(r"[^\W\d_]", term):  # a model code, any case
+            pattern = rf"\b(?i:{re.escape(term)})\b"
+        else:  # a word capitalised after another word of its sentence
+            pattern = rf"(?<=[\w,] ){re.escape(term[:1].upper() + term[1:])}\b"
+        if re.search(pattern, text):
             found.append(term)
     return tuple(found)
 
