@@ -234,6 +234,8 @@ def test_a_name_the_procedures_manual_gives_is_not_missing_from_its_task_page() 
 
     named = review("water glass steps for the Silvo", "The Silvo kit holds two litres.")
     assert (named.status, named.missing_terms) == ("sufficient", ())
+    gate = next(g for g in named.gates if g.name == "answerability")
+    assert gate.passed and gate.detail.endswith("names its manual gives: silvo")
     coded = review("water glass steps for the sk20", "Mix it in an SK20 bucket.")
     assert coded.status == "sufficient"
     elsewhere = review("water glass steps for the Silvo", "The Silvo kit holds two litres.",

@@ -131,11 +131,10 @@ def review_sufficiency(
     names_itself = _names_the_concept(plan, direct, named) or any(
         f.procedure_named >= settings.procedure_named_share for f in direct
     )
+    named_by_manual = shown and not missing  # it lacked only names its manual gives
     if answerability is not None:
         passed = (
-            answerability >= settings.answerability_threshold
-            or names_itself
-            or (shown and not missing)
+            answerability >= settings.answerability_threshold or names_itself or named_by_manual
         )
         gates.append(
             Gate(
@@ -145,7 +144,9 @@ def review_sufficiency(
                 detail=f"best evidence supports the question with score {answerability:.2f} "
                 f"(threshold {settings.answerability_threshold})"
                 + ("; the question only names a concept its own document describes"
-                   if names_itself else ""),
+                   if names_itself else "")
+                + (f"; the procedure lacks only names its manual gives: {', '.join(implied)}"
+                   if named_by_manual else ""),
             )
         )  # fmt: skip
 
