@@ -58,10 +58,21 @@ _UNITS: dict[str, str] = {
     "area": r"m2|m²|square \w+|sq\.? ?\w+|hectares?|acres?",
     "percent": r"%|percent|per cent",
 }
-_TIME_UNITS = (
-    r"seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
-    r"decades?|centuries|century|nights?|fortnights?|ms|milliseconds?"
-)
+# Units of time from the smallest, each step as (words, abbreviations). A duration counted in
+# one ("how many years") is given in it or in a neighbour ("18 months"), not two steps away
+# ("within 28 days" is another period).
+_TIME_SCALE = (
+    (r"seconds?|secs?|milliseconds?", r"s|ms"), (r"minutes?|mins?", ""), (r"hours?", r"hrs?|h"),
+    (r"days?|nights?", ""), (r"weeks?|fortnights?", ""), (r"months?", ""), (r"years?", r"yrs?"),
+    (r"decades?", ""), (r"centuries|century", ""),
+)  # fmt: skip
+
+
+def _alternation(steps: tuple[tuple[str, str], ...]) -> str:
+    return "|".join(unit for step in steps for unit in step if unit)
+
+
+_TIME_UNITS = _alternation(_TIME_SCALE)
 # The attribute named in a quantity question -> the unit families that answer it.
 _ATTRIBUTE_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (r"weigh\w*|heavy|mass", "weight", ("mass",)),
@@ -488,8 +499,7 @@ _MONEY_FIRST = re.compile(r"(?:[$€£¥]|\b(?:usd|eur|gbp|chf|kr)\b)\s?\d", re.
 
 
 def _has_duration(text: str, kind: AnswerType, _wide: bool) -> bool:
-    units = _units_near(kind.counted)
-    words = "|".join(u for u in units.split("|") if len(u.rstrip("?")) > 3)  # not "for S"
+    units, words = _units_near(kind.counted)
     return bool(
         re.search(rf"{_NUMBER}\s?(?:-\s?|to\s+{_NUMBER}\s?)?(?:{units})\b", text, re.I)
         or re.search(r"\b(?:lifetime|overnight|indefinitely|permanent\w*)\b", text, re.I)
@@ -503,21 +513,14 @@ def _has_duration(text: str, kind: AnswerType, _wide: bool) -> bool:
     )
 
 
-# Units of time from the smallest. A duration counted in one ("how many years") is given in it
-# or in a neighbour ("18 months"), not two steps away ("within 28 days" is another period).
-_TIME_SCALE = (
-    r"seconds?|secs?|s|ms|milliseconds?", r"minutes?|mins?", r"hours?|hrs?|h", r"days?|nights?",
-    r"weeks?|fortnights?", r"months?", r"years?|yrs?", r"decades?", r"centuries|century",
-)  # fmt: skip
-
-
-def _units_near(counted: str) -> str:
+def _units_near(counted: str) -> tuple[str, str]:
     """The units a duration counted in `counted` may be given in (every unit when it counts
-    none)."""
-    at = next((i for i, units in enumerate(_TIME_SCALE) if re.fullmatch(units, counted)), None)
-    if at is None:
-        return _TIME_UNITS
-    return "|".join(_TIME_SCALE[max(at - 1, 0) : at + 2])
+    none), as (all of them, the words alone: "for S" is a size, not seconds)."""
+    at = next(
+        (i for i, s in enumerate(_TIME_SCALE) if re.fullmatch(_alternation((s,)), counted)), None
+    )
+    steps = _TIME_SCALE if at is None else _TIME_SCALE[max(at - 1, 0) : at + 2]
+    return _alternation(steps), "|".join(word for word, _ in steps)
 
 
 def _names_someone(text: str) -> bool:
