@@ -566,13 +566,21 @@ def _names_identifiers(
     names a sibling of it or its page names it elsewhere: the release date of 5.8.2 answers
     nothing about 6.0, nor does the release schedule on a page that speaks of 6.0 in another
     sentence. A sentence of a page that never names it ("the printer prints 24 pages a
-    minute", in the LP-540's manual) is not contradicted."""
+    minute", in the LP-540's manual) is not contradicted, nor a table row on a page that names
+    no sibling ("Wool: 55 min" on the WM-8's programmes page): a row leaves its product to the
+    table's lead, while a sentence of prose that does not name it is often about another thing
+    ("Firmware 1.4.7 added a night mode" for the next update's version)."""
     if not asked:
         return True
     named = identifiers(sentence.text) | identifiers(_title_of(sentence))
-    elsewhere = identifiers(_page(sentence, pages))
+    page = identifiers(_page(sentence, pages))
+    row = any(e.kind == "table" for e in sentence.evidence)
+
+    def elsewhere(i: tuple[str, str]) -> bool:
+        return i in page and not (row and all(j == i or j[0] != i[0] for j in page))
+
     return all(
-        i in named or not (i in elsewhere or any(kind == i[0] for kind, _ in named)) for i in asked
+        i in named or not (elsewhere(i) or any(kind == i[0] for kind, _ in named)) for i in asked
     )
 
 

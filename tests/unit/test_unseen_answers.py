@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import msgspec
 import pytest
 
 from service.answer.composer import Draft, DraftSentence, sentence_end
@@ -245,6 +246,24 @@ def test_a_sibling_identifier_is_not_the_asked_one() -> None:
     pages = {"p": "We release Harbour every two weeks, on Tuesdays. Work on 6.0 has started."}
     six = plan_query("When will Harbour 6.0 be released?", "s")
     assert check_typed_value(six, schedule, pages).outcome == "missing"
+
+
+def test_a_table_row_on_a_page_of_one_product_is_about_it() -> None:
+    """A row leaves its product to the table's lead: on a page naming the WM-8 and no other
+    model, "Wool: 55 min" answers how long a wool wash takes on the WM-8; a sentence of prose
+    there, or a row on a page that names a sibling, is still judged by the identifier."""
+    text = "Wool — Temperature: 30 °C; Duration: 55 min."
+    plan = plan_query("how long does a wool wash take on the WM-8", "s")
+    row = _sentence(text, "Washing Programmes")
+    row = msgspec.structs.replace(
+        row, evidence=(msgspec.structs.replace(row.evidence[0], kind="table"),)
+    )
+    table = Draft(profile="generic", sentences=(row,))
+    one = {"p": "The Lumo WM-8 has 14 programmes. | Wool | 30 °C | 55 min |"}
+    assert check_typed_value(plan, table, one).outcome == "present"
+    assert check_typed_value(plan, _draft(text, "Washing Programmes"), one).outcome == "missing"
+    two = {"p": "The WM-8 and the WM-9 have 14 programmes. | Wool | 30 °C | 55 min |"}
+    assert check_typed_value(plan, table, two).outcome == "missing"
 
 
 def test_identifiers_are_codes_and_numbered_things_not_values() -> None:
