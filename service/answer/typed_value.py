@@ -577,7 +577,8 @@ def _names_identifiers(
     row = any(e.kind == "table" for e in sentence.evidence)
 
     def elsewhere(i: tuple[str, str]) -> bool:
-        return i in page and not (row and all(j == i or j[0] != i[0] for j in page))
+        sibling = any(j[0] == i[0] and j != i for j in page)
+        return i in page and (sibling or not row)
 
     return all(
         i in named or not (elsewhere(i) or any(kind == i[0] for kind, _ in named)) for i in asked

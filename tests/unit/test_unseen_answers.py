@@ -5,7 +5,6 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import msgspec
 import pytest
 
 from service.answer.composer import Draft, DraftSentence, sentence_end
@@ -88,12 +87,14 @@ def _draft(text: str, title: str) -> Draft:
     return Draft(profile="generic", sentences=(_sentence(text, title),))
 
 
-def _sentence(text: str, title: str, paragraph: str = "p") -> DraftSentence:
+def _sentence(
+    text: str, title: str, paragraph: str = "p", kind: str = "paragraph"
+) -> DraftSentence:
     evidence = EvidenceSentence(
         quote=text, text=text, start=0, end=len(text), line=1, end_line=1, paragraph_id=paragraph,
         citation_id="c", fragment_id="f", role="direct_support", document_id="d",
         document_version=1, path="d.md", heading_path=(title,), knowledge_point_id=None,
-        relation=None, kind="paragraph", order=0, label="", step=None,
+        relation=None, kind=kind, order=0, label="", step=None,
     )  # fmt: skip
     return DraftSentence(text=text, kind="evidence", evidence=(evidence,))
 
@@ -254,11 +255,9 @@ def test_a_table_row_on_a_page_of_one_product_is_about_it() -> None:
     there, or a row on a page that names a sibling, is still judged by the identifier."""
     text = "Wool — Temperature: 30 °C; Duration: 55 min."
     plan = plan_query("how long does a wool wash take on the WM-8", "s")
-    row = _sentence(text, "Washing Programmes")
-    row = msgspec.structs.replace(
-        row, evidence=(msgspec.structs.replace(row.evidence[0], kind="table"),)
+    table = Draft(
+        profile="generic", sentences=(_sentence(text, "Washing Programmes", kind="table"),)
     )
-    table = Draft(profile="generic", sentences=(row,))
     one = {"p": "The Lumo WM-8 has 14 programmes. | Wool | 30 °C | 55 min |"}
     assert check_typed_value(plan, table, one).outcome == "present"
     assert check_typed_value(plan, _draft(text, "Washing Programmes"), one).outcome == "missing"
