@@ -22,6 +22,9 @@ CALL (a) {
 }
 CALL (a) {
   UNWIND a.documents AS documentId
+  // The writer stores a record after its answer: a document purged in between is not counted
+  // (cypher/ingest/delete_document.cypher removed its counts, and nothing may recreate them).
+  MATCH (:Document {id: documentId})
   MERGE (c:OpsCitedDay {scope: a.scope, dayMs: a.dayMs, documentId: documentId})
   ON CREATE SET c.citations = 0
   SET c.citations = c.citations + 1

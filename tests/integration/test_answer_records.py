@@ -206,6 +206,32 @@ def test_retention_deletes_by_age_then_keeps_the_newest(
     assert read_record(graph, response["traceId"]) is not None
 
 
+def test_a_record_stored_after_its_document_was_purged_counts_no_citation_of_it(
+    replicas: tuple[TestClient[Any], TestClient[Any], AppResources], graph: Graph
+) -> None:
+    """The writer stores a record after its answer; a document purged in between leaves no
+    citation count behind (the purge removed its counts, the late record must not recreate
+    them), while the record's other documents are counted."""
+    a, _, resources = replicas
+    response = _ask(a, resources, trace="true")
+    record = build_record(
+        {**response, "trace": {**response["trace"], "traceId": f"t_{uuid.uuid4().hex[:16]}"}},
+        request={"query": QUESTION}, scopes=(SCOPE,), key_name="editor",
+        created_at_ms=int(time.time() * 1000), max_response_bytes=1_000_000,
+    )  # fmt: skip
+    gone = f"d_purged_{uuid.uuid4().hex[:12]}"
+    kept = record.cited[0].document_id
+    late = msgspec.structs.replace(
+        record, cited=(*record.cited, msgspec.structs.replace(record.cited[0], document_id=gone))
+    )
+    store_record(graph, late)
+    counted = graph.read_text(
+        "MATCH (c:OpsCitedDay) WHERE c.documentId IN $ids RETURN DISTINCT c.documentId AS id",
+        {"ids": [gone, kept]},
+    )
+    assert [row["id"] for row in counted] == [kept]
+
+
 def test_the_listing_filters_pages_and_keeps_to_the_key_s_scopes(
     replicas: tuple[TestClient[Any], TestClient[Any], AppResources],
 ) -> None:
