@@ -15,6 +15,7 @@ SETS = (
     "answer_types_holdout2",
     "answer_types_holdout3",
     "answer_types_holdout4",
+    "answer_types_holdout5",
 )
 
 
