@@ -20,8 +20,8 @@ OUT = BENCH / "out" / "run-all"
 DEFAULT_TIMEOUT_S = 3600.0  # per script
 MAX_SUMMARY_LINES = 30  # per script in the table
 # Run only when named with --only: the soak drives a service someone started, for 30 minutes
-# (`make soak`).
-ON_REQUEST = ("soak",)
+# (`make soak`); compare_runs reads two runs' outputs and measures nothing itself.
+ON_REQUEST = ("soak", "compare_runs")
 
 
 def scripts(only: list[str], skip: list[str]) -> list[Path]:
