@@ -14,12 +14,14 @@ from typing import Any
 
 import msgspec
 
+from service.errors import KgsError
+
 __all__ = ["Change", "RunMismatchError", "changes", "transitions"]
 
 Row = Mapping[str, Any]
 
 
-class RunMismatchError(ValueError):
+class RunMismatchError(KgsError, ValueError):
     """The two runs did not ask the same questions in the same order."""
 
 
