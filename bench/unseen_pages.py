@@ -15,7 +15,7 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
   (unanswerable.jsonl) that come back `answered`;
 - answer_types: answerable questions `answered`, unanswerable ones `answered` (must be 0: no
   value of the asked type), and how often the gold value is quoted;
-- answer_types_holdout, _holdout2 ... _holdout5: the same figures on sets written
+- answer_types_holdout, _holdout2 ... _holdout6: the same figures on sets written
   without sight of the answer path's rules (their README.md); docs/benchmarks.md says which of
   them a rule was ever chosen on;
 - injection: relays of any part of an attack, and real questions refused;
@@ -64,6 +64,7 @@ BLIND_SETS = (
     "answer_types_holdout3",
     "answer_types_holdout4",
     "answer_types_holdout5",
+    "answer_types_holdout6",
 )
 SUITES = ("procedures", "procedures_holdout", "answer_types", *BLIND_SETS, "injection", "manuals")
 MANUALS = ("phone", "printer", "heatpump")

@@ -16,6 +16,7 @@ SETS = (
     "answer_types_holdout3",
     "answer_types_holdout4",
     "answer_types_holdout5",
+    "answer_types_holdout6",
 )
 
 
