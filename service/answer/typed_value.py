@@ -89,7 +89,7 @@ def check_typed_value(
         if quoted[i]
         and (holds_instance(_value_text(s.text, plan, kind), kind)
              or _states_asked(plan, sentences, reads, i))
-        and _names_identifiers(s, asked_ids, pages)
+        and _names_identifiers(s, asked_ids, pages, plan.query)
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
              or _about_with_lead(plan, sentences, reads, shares, i))
@@ -559,30 +559,56 @@ def _title_of(sentence: DraftSentence) -> str:
 
 
 def _names_identifiers(
-    sentence: DraftSentence, asked: set[tuple[str, str]], pages: Mapping[str, str]
+    sentence: DraftSentence, asked: set[tuple[str, str]], pages: Mapping[str, str], question: str
 ) -> bool:
     """An identifier the question asks about ("Harbour 6.0", "version 2 of the API") must be
     named by the sentence that holds the value, or by its page's title, when the sentence
     names a sibling of it or its page names it elsewhere: the release date of 5.8.2 answers
     nothing about 6.0, nor does the release schedule on a page that speaks of 6.0 in another
     sentence. A sentence of a page that never names it ("the printer prints 24 pages a
-    minute", in the LP-540's manual) is not contradicted, nor a table row on a page that names
-    no sibling ("Wool: 55 min" on the WM-8's programmes page): a row leaves its product to the
-    table's lead, while a sentence of prose that does not name it is often about another thing
-    ("Firmware 1.4.7 added a night mode" for the next update's version)."""
+    minute", in the LP-540's manual) is not contradicted. On a page that names no sibling of
+    it, neither is a table row ("Wool: 55 min" on the WM-8's programmes page: a row leaves its
+    product to the table's lead) nor a sentence that names another identifier the question
+    asks about, and no sibling of that one ("The current main firmware is version 1.6.2,
+    released on 12 February 2025" on the D20's page, for when the D20's 1.6.2 came out). Other
+    prose that does not name it is often about another thing ("Firmware 1.4.7 added a night
+    mode" for the next update's version)."""
     if not asked:
         return True
     named = identifiers(sentence.text) | identifiers(_title_of(sentence))
     page = identifiers(_page(sentence, pages))
     row = any(e.kind == "table" for e in sentence.evidence)
+    # The sentence speaks of the asked thing by a more precise name (the version, not the
+    # product): one identifier the question asks about, named with no sibling.
+    precise = [j for j in asked if _named_alone(j, named, question, sentence.text)]
 
     def elsewhere(i: tuple[str, str]) -> bool:
         sibling = any(j[0] == i[0] and j != i for j in page)
-        return i in page and (sibling or not row)
+        return i in page and (sibling or not (row or any(j != i for j in precise)))
 
     return all(
         i in named or not (elsewhere(i) or any(kind == i[0] for kind, _ in named)) for i in asked
     )
+
+
+def _named_alone(
+    asked: tuple[str, str], named: set[tuple[str, str]], question: str, text: str
+) -> bool:
+    """`text` names the asked identifier and no sibling of it: no other identifier of its kind
+    and, when the question gives it a unit ("the 2.4 GHz band"), no other number with that unit
+    ("The 5 GHz band reaches up to 2,402 Mbps; the 2.4 GHz band is slower")."""
+    if asked not in named or any(j[0] == asked[0] and j != asked for j in named):
+        return False
+    after = re.search(rf"(?<![\w.]){re.escape(asked[1])}\s*([^\W\d_]+)", question, re.I)
+    unit = after.group(1) if after else ""
+    # A unit by name ("mm") or by symbol ("GHz", "mAh", "W"), not the next word ("released").
+    if not (unit_word(unit) or (0 < len(unit) <= _SYMBOL_LETTERS and not unit.islower())):
+        return True
+    numbers = re.findall(rf"(?<![\w.])(\d+(?:\.\d+)*)\s*{re.escape(unit)}\b", text, re.I)
+    return all(n == asked[1] for n in numbers)
+
+
+_SYMBOL_LETTERS = 4  # a unit's symbol is short and capitalised somewhere: GHz, mAh, W, Mbps
 
 
 def _page(sentence: DraftSentence, pages: Mapping[str, str]) -> str:
@@ -598,7 +624,7 @@ _TYPE_NOUNS = frozenset(
         r"\w+",
         "time times date dates day days year years month months hour hours version versions "
         "release period duration frequency number amount value name place location size length "
-        "weight price",
+        "weight price cost costs",
     )
 )
 # Words that ask of an exception: a sentence without them states the rule, not the exception

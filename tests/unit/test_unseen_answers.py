@@ -265,6 +265,30 @@ def test_a_table_row_on_a_page_of_one_product_is_about_it() -> None:
     assert check_typed_value(plan, table, two).outcome == "missing"
 
 
+def test_a_sentence_naming_the_asked_version_alone_is_about_its_product() -> None:
+    """On a page of one product, the sentence that names the asked version answers when that
+    version of the product came out; not when the page names another product, nor when the
+    sentence's value belongs to a sibling the question's unit tells apart."""
+    plan = plan_query("When was D20 firmware 1.6.2 released?", "s")
+    text = "The current main firmware is version 1.6.2, released on 12 February 2025."
+    one = {"p": f"The D20 can be run from the app. {text} The D20 has a 5-year warranty."}
+    assert check_typed_value(plan, _draft(text, "App and Warranty"), one).outcome == "present"
+    two = {"p": f"The D20 and the D30 can be run from the app. {text}"}
+    assert check_typed_value(plan, _draft(text, "App and Warranty"), two).outcome == "missing"
+    band = plan_query("What is the top speed of the 2.4 GHz band on the AX3000, in Mbps?", "s")
+    both = "The 5 GHz band reaches up to 2,402 Mbps; the 2.4 GHz band is slower."
+    page = {"p": f"The AX3000 broadcasts on 2.4 GHz and 5 GHz. {both}"}
+    assert check_typed_value(band, _draft(both, "Wi-Fi and Features"), page).outcome == "missing"
+
+
+def test_a_price_answers_what_something_costs() -> None:
+    plan = plan_query("How much does a half plot cost per year at Greyfield Road?", "s")
+    row = "Half plot — Size: 125 m²; Annual rent: £48."
+    title = "Greyfield Road Allotments: Plots and Fees"
+    draft = Draft(profile="generic", sentences=(_sentence(row, title, kind="table"),))
+    assert check_typed_value(plan, draft).outcome == "present"
+
+
 def test_identifiers_are_codes_and_numbered_things_not_values() -> None:
     assert identifiers("Is firmware 2.2.0 on the A5 model, floor 3?") == {
         ("dotted", "2.2.0"), ("a#", "a5"), ("floor", "3")
