@@ -90,6 +90,7 @@ def check_typed_value(
         and (holds_instance(_value_text(s.text, plan, kind), kind)
              or _states_asked(plan, sentences, reads, i))
         and _names_identifiers(s, asked_ids, pages, plan.query)
+        and _names_asked_act(reads[i], plan)  # its own act, whatever the sentences before name
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
              or _about_with_lead(plan, sentences, reads, shares, i))
@@ -320,9 +321,11 @@ def _named_counts(
 ) -> tuple[int, int] | None:
     """(named, asked) of _named_share; `beyond_title` False counts the words the page title
     names too."""
+    context = _context_words(plan.query)
     asked = [
         t for t in plan.terms
-        if not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
+        if t.lower() not in context
+        and not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
         and t not in _GRAMMAR and t not in LIGHT_VERBS and t not in _FRAMES
         and not number_word(t)  # "four months ago" says when, not what
         and not _names_type(t, plan.answer_type)
@@ -348,6 +351,27 @@ def _named_counts(
     if not asked:
         return None
     return len(named), len(asked)
+
+
+def _context_words(question: str) -> set[str]:
+    """The words of what a question tells before it asks, and not in what it asks: "My Aerodry
+    D20 keeps filling up - how many litres does the water tank actually hold?" asks only of the
+    tank. The asked part is the last clause after a dash or a sentence's end; one that points
+    back by a pronoun asks of what the context names ("My cat never goes outside - how often
+    does she need a booster jab?")."""
+    parts = [p for p in _CLAUSE_BREAK.split(question) if p.strip()]
+    if len(parts) < 2:
+        return set()
+    asked = set(re.findall(r"\w+", parts[-1].lower()))
+    if asked & _POINTING_BACK:
+        return set()
+    return {w for p in parts[:-1] for w in re.findall(r"\w+", p.lower())} - asked
+
+
+_CLAUSE_BREAK = re.compile(r"\s[-–—]\s|(?<=[.!?;])\s+")
+_POINTING_BACK = frozenset(
+    re.findall(r"\w+", "it its he him his she her they them their this that these those")
+)
 
 
 def _asking_words(plan: QueryPlan) -> set[str]:

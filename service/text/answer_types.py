@@ -321,7 +321,8 @@ class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
     # quantity: the unit families that answer it; person: "name"; place: "name" (a geographic
     # place, which a name answers too); date: "time" (a bare "when", which a time answers too),
     # "occasion" (a generic "when", which an occasion clause answers too) or "year" ("in what
-    # year": only a year does)
+    # year": only a year does); time: "date" ("when does the term begin", which a date answers
+    # too)
     families: tuple[str, ...] = ()
     counted: str = ""  # "how many sheets" (or "weeks"): the counted noun
     cue: str = ""  # the words that decided the type (trace)
@@ -351,6 +352,9 @@ def expected_type(question: str) -> AnswerType | None:
     if match := _QUANTITY_CUE.search(text):
         return _quantity(text, match.group(0))
     if match := _TIME_CUE.search(text):
+        if match.group(0).lower().startswith("when"):  # "when does the term begin": a day too
+            return AnswerType(name="time", noun="date or time", families=("date",),
+                              cue=match.group(0))  # fmt: skip
         return AnswerType(name="time", noun="time", cue=match.group(0))
     if match := _PERSON_CUE.search(text):
         if re.search(r"\bname of\b", match.group(0), re.IGNORECASE):  # a name, not a role
@@ -387,6 +391,8 @@ def holds_instance(text: str, kind: AnswerType, *, wide: bool = True) -> bool:
     pattern = _PATTERNS.get(kind.name)
     if kind.name == "date" and "time" in kind.families and _TIME.search(text):
         return True  # a bare "when ..." is answered by a time as well as a date
+    if kind.name == "time" and "date" in kind.families and _DATE.search(text):
+        return True  # and "when does it begin" by a date as well as a time
     if kind.name == "date" and "occasion" in kind.families and wide and _occasion(text, kind):
         return True
     if kind.name == "date" and "year" in kind.families:

@@ -289,6 +289,38 @@ def test_a_price_answers_what_something_costs() -> None:
     assert check_typed_value(plan, draft).outcome == "present"
 
 
+def test_a_when_of_a_start_is_answered_by_a_day_of_that_start() -> None:
+    """ "When does the winter timetable begin?" is answered by the day it starts, as by a time;
+    a sentence of another act after the start's sentence ("dates will be published") is not."""
+    plan = plan_query("When does the winter bus timetable begin?", "s")
+    assert plan.answer_type is not None and plan.answer_type.name == "time"
+    starts = "The winter timetable starts on 27 October 2024."
+    assert check_typed_value(plan, _draft(starts, "Timetables")).outcome == "present"
+    spring = plan_query("When does the spring term begin at Linden?", "s")
+    autumn = "The autumn term starts on 15 September 2025."
+    published = "Spring term dates will be published in November."
+    pair = Draft(profile="generic", sentences=(_sentence(autumn, "Linden Courses"),
+                                               _sentence(published, "Linden Courses")))  # fmt: skip
+    assert check_typed_value(spring, pair).outcome == "missing"
+    what_time = plan_query("What time does the pool open?", "s")
+    opens = "The pool opens on 1 May."
+    assert check_typed_value(what_time, _draft(opens, "Pool")).outcome == "missing"
+
+
+def test_what_a_question_tells_before_it_asks_is_not_asked() -> None:
+    """The words of a context before a dash need not be named; a question that points back to
+    the context by a pronoun asks of it."""
+    tank = "Water tank — Value: 3.5 litres."
+    title = "Aerodry D20 Setup and Operation"
+    plan = plan_query(
+        "My Aerodry D20 keeps filling up - how many litres does the water tank actually hold?", "s"
+    )
+    assert check_typed_value(plan, _draft(tank, title)).outcome == "present"
+    dogs = "Dogs need a booster vaccination every year."
+    cat = plan_query("My cat never goes outside - how often does she need a booster jab?", "s")
+    assert check_typed_value(cat, _draft(dogs, "Vaccinations")).outcome == "missing"
+
+
 def test_identifiers_are_codes_and_numbered_things_not_values() -> None:
     assert identifiers("Is firmware 2.2.0 on the A5 model, floor 3?") == {
         ("dotted", "2.2.0"), ("a#", "a5"), ("floor", "3")
