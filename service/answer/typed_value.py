@@ -89,7 +89,7 @@ def check_typed_value(
         if quoted[i]
         and (holds_instance(_value_text(s.text, plan, kind), kind)
              or _states_asked(plan, sentences, reads, i))
-        and _names_identifiers(s, asked_ids, pages, plan.query)
+        and _names_identifiers(s, asked_ids, pages, plan.query, _referred(sentences, i))
         and _names_asked_act(reads[i], plan)  # its own act, whatever the sentences before name
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
@@ -543,6 +543,19 @@ def _joined(reads: Sequence[_Read]) -> _Read:
                                    words=set().union(*(r.words for r in reads)))  # fmt: skip
 
 
+def _referred(sentences: tuple[DraftSentence, ...], i: int) -> str:
+    """The sentence before sentence i in its paragraph, when sentence i opens by pointing back
+    to what that one names ("Night routes N1 and N5 run on Friday and Saturday nights. Both
+    leave from stand J ..."); "" otherwise."""
+    first = re.match(r"\W*(\w+)", sentences[i].text)
+    if not (first and first.group(1).lower() in _OPENING_ANAPHORS and _continues(sentences, i)):
+        return ""
+    return sentences[i - 1].text
+
+
+_OPENING_ANAPHORS = frozenset(re.findall(r"\w+", "both they it its these this each either"))
+
+
 def _continues(sentences: tuple[DraftSentence, ...], i: int) -> bool:
     """Sentence i goes on in the paragraph of the sentence before it, so its value may be
     about what that one names ("The X200 has a warranty. It lasts two years.")."""
@@ -583,7 +596,11 @@ def _title_of(sentence: DraftSentence) -> str:
 
 
 def _names_identifiers(
-    sentence: DraftSentence, asked: set[tuple[str, str]], pages: Mapping[str, str], question: str
+    sentence: DraftSentence,
+    asked: set[tuple[str, str]],
+    pages: Mapping[str, str],
+    question: str,
+    referred: str = "",
 ) -> bool:
     """An identifier the question asks about ("Harbour 6.0", "version 2 of the API") must be
     named by the sentence that holds the value, or by its page's title, when the sentence
@@ -599,7 +616,7 @@ def _names_identifiers(
     mode" for the next update's version)."""
     if not asked:
         return True
-    named = identifiers(sentence.text) | identifiers(_title_of(sentence))
+    named = identifiers(f"{referred} {sentence.text}") | identifiers(_title_of(sentence))
     page = identifiers(_page(sentence, pages))
     row = any(e.kind == "table" for e in sentence.evidence)
     # The sentence speaks of the asked thing by a more precise name (the version, not the

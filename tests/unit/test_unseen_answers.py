@@ -321,6 +321,19 @@ def test_what_a_question_tells_before_it_asks_is_not_asked() -> None:
     assert check_typed_value(cat, _draft(dogs, "Vaccinations")).outcome == "missing"
 
 
+def test_a_sentence_pointing_back_names_what_the_one_before_names() -> None:
+    """ "Both leave ... the last at 04:15" after "Night routes N1 and N5 run on Fridays" is about
+    the N1; without its lead, on a page naming the N1 elsewhere, it is not."""
+    plan = plan_query("What time does the last N1 night bus leave?", "s")
+    lead = "Night routes N1 (to Eastfield) and N5 (to the University) run on Friday nights."
+    both = "Both leave from stand J, with the first departure at 23:45 and the last at 04:15."
+    page = {"p": f"{lead} {both}"}
+    pair = Draft(profile="generic", sentences=(_sentence(lead, "Night Buses"),
+                                               _sentence(both, "Night Buses")))  # fmt: skip
+    assert check_typed_value(plan, pair, page).outcome == "present"
+    assert check_typed_value(plan, _draft(both, "Night Buses"), page).outcome == "missing"
+
+
 def test_identifiers_are_codes_and_numbered_things_not_values() -> None:
     assert identifiers("Is firmware 2.2.0 on the A5 model, floor 3?") == {
         ("dotted", "2.2.0"), ("a#", "a5"), ("floor", "3")
