@@ -353,7 +353,7 @@ def _named_counts(
     return len(named), len(asked)
 
 
-def _context_words(question: str) -> set[str]:
+def _context_words(question: str) -> frozenset[str]:
     """The words of what a question tells before it asks, and not in what it asks: "My Aerodry
     D20 keeps filling up - how many litres does the water tank actually hold?" asks only of the
     tank. The asked part is the last clause after a dash or a sentence's end; one that points
@@ -361,11 +361,11 @@ def _context_words(question: str) -> set[str]:
     does she need a booster jab?")."""
     parts = [p for p in _CLAUSE_BREAK.split(question) if p.strip()]
     if len(parts) < 2:
-        return set()
+        return frozenset()
     asked = set(re.findall(r"\w+", parts[-1].lower()))
     if asked & _POINTING_BACK:
-        return set()
-    return {w for p in parts[:-1] for w in re.findall(r"\w+", p.lower())} - asked
+        return frozenset()
+    return frozenset(w for p in parts[:-1] for w in re.findall(r"\w+", p.lower())) - asked
 
 
 _CLAUSE_BREAK = re.compile(r"\s[-–—]\s|(?<=[.!?;])\s+")
@@ -613,7 +613,8 @@ def _names_identifiers(
     asks about, and no sibling of that one ("The current main firmware is version 1.6.2,
     released on 12 February 2025" on the D20's page, for when the D20's 1.6.2 came out). Other
     prose that does not name it is often about another thing ("Firmware 1.4.7 added a night
-    mode" for the next update's version)."""
+    mode" for the next update's version). `referred`: the sentence this one points back to
+    (_referred), whose identifiers it names too."""
     if not asked:
         return True
     named = identifiers(f"{referred} {sentence.text}") | identifiers(_title_of(sentence))
@@ -633,20 +634,21 @@ def _names_identifiers(
 
 
 def _named_alone(
-    asked: tuple[str, str], named: set[tuple[str, str]], question: str, text: str
+    identifier: tuple[str, str], named: set[tuple[str, str]], question: str, text: str
 ) -> bool:
-    """`text` names the asked identifier and no sibling of it: no other identifier of its kind
-    and, when the question gives it a unit ("the 2.4 GHz band"), no other number with that unit
+    """`text` names the identifier and no sibling of it: no other identifier of its kind and,
+    when the question gives it a unit ("the 2.4 GHz band"), no other number with that unit
     ("The 5 GHz band reaches up to 2,402 Mbps; the 2.4 GHz band is slower")."""
-    if asked not in named or any(j[0] == asked[0] and j != asked for j in named):
+    kind, value = identifier
+    if identifier not in named or any(j[0] == kind and j != identifier for j in named):
         return False
-    after = re.search(rf"(?<![\w.]){re.escape(asked[1])}\s*([^\W\d_]+)", question, re.I)
+    after = re.search(rf"(?<![\w.]){re.escape(value)}\s*([^\W\d_]+)", question, re.I)
     unit = after.group(1) if after else ""
     # A unit by name ("mm") or by symbol ("GHz", "mAh", "W"), not the next word ("released").
     if not (unit_word(unit) or (0 < len(unit) <= _SYMBOL_LETTERS and not unit.islower())):
         return True
     numbers = re.findall(rf"(?<![\w.])(\d+(?:\.\d+)*)\s*{re.escape(unit)}\b", text, re.I)
-    return all(n == asked[1] for n in numbers)
+    return all(n == value for n in numbers)
 
 
 _SYMBOL_LETTERS = 4  # a unit's symbol is short and capitalised somewhere: GHz, mAh, W, Mbps
