@@ -84,8 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name}: not comparable: {error}", file=sys.stderr)
             return 2
         moves = ", ".join(f"{a} -> {b} {n}" for (a, b), n in sorted(transitions(found).items()))
+        moved = f1_moved(found)
         print(f"{name}: {len(found)} changed" + (f"; {moves}" if moves else "")
-              + (f"; F1 {f1_moved(found)}" if f1_moved(found) else ""))  # fmt: skip
+              + (f"; F1 {moved}" if moved else ""))  # fmt: skip
         for change in found:
             print(describe(change, args.width))
     return 0

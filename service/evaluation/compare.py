@@ -34,8 +34,6 @@ class Change(msgspec.Struct, frozen=True, kw_only=True):
     after: str
     f1_before: float | None  # token F1, where the run scored it
     f1_after: float | None
-    answer_before: str
-    answer_after: str
 
 
 def changes(before: Sequence[Row], after: Sequence[Row], *, text: bool = True) -> list[Change]:
@@ -57,7 +55,6 @@ def changes(before: Sequence[Row], after: Sequence[Row], *, text: bool = True) -
                 position=position, id=str(a.get("id", position)), question=question,
                 answerable=answerable, before=str(a.get("status")), after=str(b.get("status")),
                 f1_before=_f1(a), f1_after=_f1(b),
-                answer_before=str(a.get("answer", "")), answer_after=str(b.get("answer", "")),
             )
         )  # fmt: skip
     return found
