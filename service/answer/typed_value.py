@@ -25,6 +25,7 @@ from service.text.answer_types import (
     holds_instance,
     names_attribute,
     number_word,
+    role_word,
     unit_word,
 )
 from service.text.identifiers import identifiers
@@ -52,21 +53,22 @@ class _Read(msgspec.Struct, frozen=True, kw_only=True):
     words: set[str]
     title: str
     in_title: set[str]
+    page: str  # the whole page with its headings ("" when not read)
 
 
-def _read(sentence: DraftSentence) -> _Read:
+def _read(sentence: DraftSentence, pages: Mapping[str, str]) -> _Read:
     text, title = _with_headings(sentence), _title_of(sentence)
     return _Read(sentence=sentence, text=text, words=stems(text), title=title,
-                 in_title=stems(title))  # fmt: skip
+                 in_title=stems(title), page=_page(sentence, pages))  # fmt: skip
 
 
 def _readings(
-    plan: QueryPlan, sentences: tuple[DraftSentence, ...]
+    plan: QueryPlan, sentences: tuple[DraftSentence, ...], pages: Mapping[str, str]
 ) -> tuple[list[bool], list[_Read], list[float | None]]:
     """Which sentences are quoted, each as the checks read it, and each quoted one's share of
     what the question asks about (0.0 for the others)."""
     quoted = [s.kind in ("evidence", "conflict", "generated") for s in sentences]
-    reads = [_read(s) for s in sentences]
+    reads = [_read(s, pages) for s in sentences]
     shares = [_named_share(r, plan) if q else 0.0 for r, q in zip(reads, quoted, strict=True)]
     return quoted, reads, shares
 
@@ -83,13 +85,14 @@ def check_typed_value(
     pages = pages or {}
     asked_ids = identifiers(plan.query)
     asked_times = _times_named(plan.query)
-    quoted, reads, shares = _readings(plan, sentences)
+    quoted, reads, shares = _readings(plan, sentences, pages)
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i]
         and (holds_instance(_value_text(s.text, plan, kind), kind)
              or _states_asked(plan, sentences, reads, i))
         and _names_identifiers(s, asked_ids, pages, plan.query, _referred(sentences, i))
+        and _names_asked_names(reads[i], _referred(sentences, i), plan.query)
         and _names_asked_act(reads[i], plan)  # its own act, whatever the sentences before name
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
@@ -128,11 +131,12 @@ def _states_asked(
 def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:
     """The sentence with what cannot be the asked value put out of the way. A person question's
     own names: "Without a licence key, Ledgerline Sync runs as a trial" names no one who could
-    help with a Ledgerline licence key, and "Helion was founded by Anna Berg" still names her. A
-    minimum, for a question about the latest version: "open the Trellis app, version 4.0 or
-    later" does not say which version is the latest. Numbers that label things the question
-    names, for a count of something else: "plots 7 and 8" count no one on a plot's waiting
-    list."""
+    help with a Ledgerline licence key, and "Helion was founded by Anna Berg" still names her;
+    and its own roles: "Restaurant accounts have a separate account manager" does not say who
+    the account manager is. A minimum, for a question about the latest version: "open the
+    Trellis app, version 4.0 or later" does not say which version is the latest. Numbers that
+    label things the question names, for a count of something else: "plots 7 and 8" count no
+    one on a plot's waiting list."""
     if kind.name == "version" and _LATEST.search(plan.query):
         return _MINIMUM_VERSION.sub(" ", text)
     if kind.name == "quantity" and kind.counted:
@@ -151,6 +155,9 @@ def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:
         words = {w.lower() for w in re.findall(r"\w+", name.group(0))}
         return "it" if asked & words else name.group(0)
 
+    roles = [w for w in asked if role_word(w)]  # "a separate account manager" is not one
+    if roles:
+        text = re.sub(rf"\b(?:{'|'.join(map(re.escape, roles))})\b", "it", text, flags=re.I)
     return _CAPITALISED_RUN.sub(put_away, text)
 
 
@@ -298,7 +305,8 @@ _ANYONE = frozenset(
 
 
 _WHO_IS_THE = re.compile(
-    r"\W*who(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:the|our|your|their)\s+(?:[\w-]+\s+){0,2}?"
+    r"\W*who(?:'s|\s+is|\s+was|\s+are|\s+were|\s+will\s+be)\s+(?:the|our|your|their|my)\s+"
+    r"(?:[\w-]+\s+){0,2}?"
     r"(?P<role>[\w-]+)(?=\s+(?:of|for|at|in|on|who|that|this|next)\b|\s*\??\s*$)",
     re.IGNORECASE,
 )
@@ -321,15 +329,16 @@ def _named_counts(
 ) -> tuple[int, int] | None:
     """(named, asked) of _named_share; `beyond_title` False counts the words the page title
     names too."""
-    context = _context_words(plan.query)
+    context, framing = _context_words(plan.query), _aspect_words(plan.query)
+    subject = _subject_names(read, plan.query) if beyond_title else set()
     asked = [
         t for t in plan.terms
         if t.lower() not in context
         and not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
-        and t not in _GRAMMAR and t not in LIGHT_VERBS and t not in _FRAMES
+        and t not in _GRAMMAR and t not in LIGHT_VERBS and t not in _FRAMES and t not in framing
         and not number_word(t)  # "four months ago" says when, not what
         and not _names_type(t, plan.answer_type)
-        and not (beyond_title and has_term(read.title, t, read.in_title))
+        and not (beyond_title and (has_term(read.title, t, read.in_title) or t in subject))
     ]  # fmt: skip
     said = tasks_named(read.sentence.text, FAMILIES)  # "rinse it" names the asked "clean"
     named = [
@@ -358,7 +367,8 @@ def _context_words(question: str) -> frozenset[str]:
     D20 keeps filling up - how many litres does the water tank actually hold?" asks only of the
     tank. The asked part is the last clause after a dash or a sentence's end; one that points
     back by a pronoun asks of what the context names ("My cat never goes outside - how often
-    does she need a booster jab?")."""
+    does she need a booster jab?"; "My restaurant has just opened an account. Who will be our
+    account manager?")."""
     parts = [p for p in _CLAUSE_BREAK.split(question) if p.strip()]
     if len(parts) < 2:
         return frozenset()
@@ -368,9 +378,20 @@ def _context_words(question: str) -> frozenset[str]:
     return frozenset(w for p in parts[:-1] for w in re.findall(r"\w+", p.lower())) - asked
 
 
+def _aspect_words(question: str) -> set[str]:
+    """ "keep" or "continue" before a verb in -ing says the act goes on, not what is asked: "Can
+    I keep printing?" is answered by "You can continue printing until E-202 appears"."""
+    return {m.group(1).lower() for m in _ASPECT.finditer(question)}
+
+
+_ASPECT = re.compile(r"\b(keep|continue|carry)\s+(?:on\s+)?\w+ing\b", re.IGNORECASE)
+
+
 _CLAUSE_BREAK = re.compile(r"\s[-–—]\s|(?<=[.!?;])\s+")
 _POINTING_BACK = frozenset(
-    re.findall(r"\w+", "it its he him his she her they them their this that these those")
+    re.findall(
+        r"\w+", "it its he him his she her they them their this that these those we us our my"
+    )
 )
 
 
@@ -572,7 +593,7 @@ def stands_for_subject(plan: QueryPlan, draft: Draft, i: int) -> bool:
     kind = plan.answer_type
     sentences = draft.sentences
     refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
-    quoted, reads, shares = _readings(plan, sentences)
+    quoted, reads, shares = _readings(plan, sentences, {})
     if kind is None or not (refers or _about(reads[i], shares[i], plan)):
         return False
     return not _better_named_without_value(i, sentences, shares, kind, quoted, leans=False)
@@ -631,6 +652,58 @@ def _names_identifiers(
     return all(
         i in named or not (elsewhere(i) or any(kind == i[0] for kind, _ in named)) for i in asked
     )
+
+
+def _names_asked_names(read: _Read, referred: str, question: str) -> bool:
+    """A name the question asks about ("Who is the club manager at Ironleaf Northside?") must be
+    named by the sentence that holds the value (with its headings and its page's title, or the
+    sentence it points back to) when its page lists that name beside another of its kind ("two
+    clubs: Riverside, at 12 Mill Street, and Northside"): "Membership questions at Riverside
+    are handled by the club manager, Chloe Brandt" names no manager of Northside. A name its
+    page lists beside no other (the maker's, the product's) need not be repeated."""
+    said = " ".join((read.text, read.title, referred))
+    return not any(
+        _has_sibling(name, read.page, question)
+        for name in _asked_names(question) if not re.search(rf"\b{name}\b", said)
+    )  # fmt: skip
+
+
+def _has_sibling(name: str, page: str, question: str) -> bool:
+    """`page` lists `name` beside a name the question does not hold (_LISTED)."""
+    asked = set(re.findall(r"\w+", question))
+    listed = [pair for m in _LISTED.finditer(page) if name in (pair := m.groups())]
+    return any(other not in asked for pair in listed for other in pair)
+
+
+def _subject_names(read: _Read, question: str) -> set[str]:
+    """The names the question asks about that the sentence does not repeat but its page opens
+    with and lists beside no other: its subject, like its title ("Hartley & Sons delivers fresh
+    every morning" opens the bakery's delivery page, whose "There are no deliveries on Sundays"
+    speaks of them). A name met further down ("A smaller travel centre at Northgate
+    Interchange") is one subject of the page among others."""
+    opening = read.page.split("\n", 1)[0]  # the page's first paragraph (runner._pages)
+    return {
+        name.lower() for name in _asked_names(question)
+        if not re.search(rf"\b{name}\b", read.text) and re.search(rf"\b{name}\b", opening)
+        and not _has_sibling(name, read.page, question)
+    }  # fmt: skip
+
+
+def _asked_names(question: str) -> set[str]:
+    """The capitalised words inside a question ("Northside", "Solvane"), but a day or a month."""
+    return {
+        m.group(0) for m in _INNER_CAPITAL.finditer(question)
+        if not function_word(word := m.group(0).lower())
+        and word.removesuffix("s") not in (*_DAYS, *_MONTHS)
+    }  # fmt: skip
+
+
+_INNER_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)(?<![-–—]\s)\b[A-Z][a-z]{2,}\b")
+# Two names joined as siblings: "Riverside and Northside", "Riverside, at 12 Mill Street, and
+# Northside", "Eastfield or Ashby". The lookahead lets one name pair with the next as well.
+_LISTED = re.compile(
+    r"\b([A-Z][a-z]{2,})\b(?=(?:,[^.;:!?]{0,40}?,)?\s+(?:and|or|&)\s+([A-Z][a-z]{2,})\b)"
+)
 
 
 def _named_alone(

@@ -24,7 +24,7 @@ from service.text.text_cache import paragraph_cache
 
 __all__ = [
     "AnswerType", "TypeName", "expected_type", "holds_instance", "names_attribute", "number_word",
-    "unit_word",
+    "role_word", "unit_word",
 ]  # fmt: skip
 
 TypeName = Literal[
@@ -226,11 +226,18 @@ _TIME = re.compile(
     r"\bo'clock\b|\b\d{1,2}\s?h\b|\b(?:morning|evening|night|afternoon)\b",
     re.IGNORECASE,
 )
+_OCCASIONS = (
+    r"second|minute|hour|day|night|morning|afternoon|evening|week|weekend|fortnight|month|"
+    r"quarter|term|season|year|spring|summer|autumn|winter|time|use|visit|session|cycle|wash|"
+    r"shift|service|charge"
+)
 _FREQUENCY = re.compile(
-    r"\b(?:every|each|once|twice|thrice|daily|weekly|monthly|yearly|annually|hourly|nightly|"
+    r"\b(?:every|once|twice|thrice|daily|weekly|monthly|yearly|annually|hourly|nightly|"
     r"fortnightly|quarterly|biannually|regularly|continuously|always|never)\b|"
     r"\b(?:times|per|a) (?:a |per )?(?:second|minute|hour|day|week|month|year|use|cycle)\b|"
-    rf"\b(?:after|before) (?:each|every|{_NUMBER})\b|\b\d+\s*(?:x|times)\b",
+    rf"\b(?:after|before) (?:each|every|{_NUMBER})\b|\b\d+\s*(?:x|times)\b|"
+    # "each" counts occasions ("each morning", "each use"), not things ("at each stop")
+    rf"\beach (?:\d+ )?(?:{_OCCASIONS})s?\b",
     re.IGNORECASE,
 )
 # A version; not a network address ("a browser at 192.168.8.1").
@@ -265,8 +272,11 @@ _CALENDAR = (
     r"April|May|June|July|August|September|October|November|December)"
 )
 # A capitalised word before a model code ("Corva P2", "Resa M1") names a product, not a person;
-# a day or a month ("run on Wednesday evenings") no one.
-_SINGLE_NAME = re.compile(rf"(?<=\s)(?!{_CALENDAR}s?\b)[A-Z][a-z]{{2,}}\b(?!\s+[A-Z0-9-]*\d)")
+# a day or a month ("run on Wednesday evenings") no one, nor a field's label ("Instructor: to
+# be confirmed").
+_SINGLE_NAME = re.compile(
+    rf"(?<=\s)(?!{_CALENDAR}s?\b)[A-Z][a-z]{{2,}}\b(?!\s+[A-Z0-9-]*\d)(?!\s*:)"
+)
 # A place: a spatial preposition ("under the sink", "behind the cover"), a weak one ("in",
 # "at", "on", "from") before a name, a number or a place noun ("in Western Asia", "on the 4th
 # floor", "in the top drawer"), a menu path ("Settings > Apps"), or a noun that names a place
@@ -334,8 +344,16 @@ class AnswerType(msgspec.Struct, frozen=True, kw_only=True):
 @paragraph_cache("function")
 def expected_type(question: str) -> AnswerType | None:
     """The type of value the question asks for; None when its wording names none (a how-to,
-    a definition, a question in another language)."""
+    a definition, a question in another language). A question that tells something before it
+    asks ("My restaurant has just opened an account. Who will be our account manager?") is
+    typed by the sentence that asks, or, when that one alone names no type ("... St. Mary's
+    open?"), as a whole."""
     text = " ".join(question.split())
+    asked = _asked_sentence(text)
+    return (_type_of(asked) if asked != text else None) or _type_of(text)
+
+
+def _type_of(text: str) -> AnswerType | None:
     if not text.isascii() and language_of(text) != "en":  # "Industriestraße" in English is fine
         return None
     if _WHY.match(text):  # a reason, whatever else it names ("why is interphase not a period")
@@ -424,6 +442,16 @@ _ATTRIBUTE_WORDS = {
 _HOW_ATTRIBUTE = re.compile(r"\bhow (\w+)", re.IGNORECASE)
 
 
+def _asked_sentence(text: str) -> str:
+    """The sentence that asks, after those that tell ("My restaurant has just opened an account.
+    Who will be our account manager?"): the last one, when it ends in a question mark."""
+    *told, asked = _SENTENCE_END.split(text)
+    return asked if told and asked.endswith("?") else text
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
 def names_attribute(text: str, kind: AnswerType) -> bool:
     """Whether `text` names the attribute a "how tall/heavy/..." question asks for (True when
     the question names none)."""
@@ -435,6 +463,12 @@ def names_attribute(text: str, kind: AnswerType) -> bool:
 def number_word(word: str) -> bool:
     """A number written as a word ("four", "a dozen")."""
     return re.fullmatch(rf"(?:{_NUMBER_WORDS})", word, re.IGNORECASE) is not None
+
+
+def role_word(word: str) -> bool:
+    """A word that names a role or a team ("manager", "desk", "teacher"): one a person question
+    names is what it asks who fills, not an answer to it."""
+    return bool(_ROLE.fullmatch(word) or _OCCUPATION.fullmatch(word))
 
 
 def unit_word(word: str) -> bool:
@@ -530,7 +564,17 @@ def _units_near(counted: str) -> tuple[str, str]:
 
 
 def _names_someone(text: str) -> bool:
+    """A name of someone: "Chloe Brandt", "Marta"; not a street's or a holiday's ("Mill Street",
+    "New Year")."""
+    text = _NO_ONE.sub(" ", text)
     return bool(_NAME.search(text) or _SINGLE_NAME.search(text))
+
+
+# Capitalised names of places and days, not people.
+_NO_ONE = re.compile(
+    r"\b(?:[A-Z][a-z'’-]+\s+)+(?:Street|Road|Avenue|Lane|Way|Square|Park|Station|Year|Day|Eve|"
+    r"Holidays?|Centre|Center)\b"
+)
 
 
 def _has_place(text: str, kind: AnswerType, wide: bool) -> bool:
@@ -539,6 +583,17 @@ def _has_place(text: str, kind: AnswerType, wide: bool) -> bool:
         return True
     return wide and (bool(_WIDE_PLACE.search(text))
                      or ("name" in kind.families and _names_someone(text)))  # fmt: skip
+
+
+def _has_version(text: str, _kind: AnswerType, _wide: bool) -> bool:
+    """A version number; "stores 5.1 kWh" is an amount (a number with a unit), no version."""
+    return any(
+        not _A_UNIT.match(text, m.end()) or m.group(0).lower().startswith(("v", "version"))
+        for m in _VERSION.finditer(text)
+    )
+
+
+_A_UNIT = re.compile(rf"\s?(?:{'|'.join(_UNITS.values())}|{_TIME_UNITS})(?![a-z])", re.IGNORECASE)
 
 
 def _has_person(text: str, kind: AnswerType, wide: bool) -> bool:
@@ -552,10 +607,9 @@ def _has_person(text: str, kind: AnswerType, wide: bool) -> bool:
 
 # Types one pattern decides; the others need the question's unit family or several patterns.
 _PATTERNS = {
-    "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "version": _VERSION,
-    "yes_no": _YES_NO_ANSWER,
+    "frequency": _FREQUENCY, "date": _DATE, "time": _TIME, "yes_no": _YES_NO_ANSWER,
 }  # fmt: skip
 _HOLDS: dict[str, Callable[[str, AnswerType, bool], bool]] = {
     "quantity": _has_quantity, "duration": _has_duration, "place": _has_place,
-    "person": _has_person,
+    "person": _has_person, "version": _has_version,
 }  # fmt: skip

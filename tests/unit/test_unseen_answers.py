@@ -289,6 +289,91 @@ def test_a_price_answers_what_something_costs() -> None:
     assert check_typed_value(plan, draft).outcome == "present"
 
 
+def test_a_question_that_tells_before_it_asks_is_typed_by_its_asking_sentence() -> None:
+    told = "My restaurant has just opened an account with Hartley & Sons. Who will be our manager?"
+    kind = expected_type(told)
+    assert kind is not None and kind.name == "person"
+    # a full stop inside a name leaves the question whole: "Mary's open?" alone names no type
+    assert expected_type("What time does St. Mary's open?") is not None
+
+
+def test_values_that_only_look_like_the_asked_type() -> None:
+    """ "each" counts occasions, not stops; an amount with a unit is no version; a field's
+    label is no one's name."""
+    often = expected_type("How often does the 22 come?")
+    assert often is not None
+    assert not holds_instance("Please check the timetable displayed at each stop.", often)
+    assert holds_instance("Empty the tray after each use.", often)
+    assert holds_instance("Wipe the seals each week.", often)
+    version = expected_type("What firmware version are the BX-Compact batteries running?")
+    assert version is not None
+    assert not holds_instance("The BX-Compact stores 5.1 kWh.", version)
+    assert holds_instance("The BX-Compact runs firmware 5.1 since March.", version)
+    who = expected_type("Who teaches the Pilates class on Fridays?")
+    assert who is not None
+    assert not holds_instance("Pilates — Start: 12:30; Studio: Studio 1; Instructor: TBC.", who)
+    assert holds_instance("Pilates — Start: 12:30; Instructor: Maria.", who)
+    assert not holds_instance("Our reopening date after New Year is emailed to you.", who)
+    assert not holds_instance("The club is at 12 Mill Street.", who)
+    assert holds_instance("The shop on Mill Street is run by Chloe.", who)
+
+
+def test_the_role_a_person_question_asks_about_is_no_answer_to_it() -> None:
+    plan = plan_query("Who will be our account manager?", "s")
+    role = "Restaurant accounts have a separate account manager, who will call you."
+    assert check_typed_value(plan, _draft(role, "Trade Accounts")).outcome == "missing"
+    named = "Restaurant accounts are looked after by our account manager, Dana Fox."
+    assert check_typed_value(plan, _draft(named, "Trade Accounts")).outcome == "present"
+
+
+def test_a_name_its_page_lists_beside_a_sibling_must_be_named() -> None:
+    """The Riverside club's manager is no answer about Northside's, on a page that lists both;
+    a name the page lists beside no other need not be repeated."""
+    text = "Membership questions are handled by the club manager, Chloe Brandt."
+    clubs = {"p": f"Ironleaf has two clubs: Riverside, at 12 Mill Street, and Northside. {text}"}
+    one = {"p": f"Ironleaf has one club, at 12 Mill Street. {text}"}
+    plan = plan_query("Who is the club manager at Ironleaf Northside?", "s")
+    assert check_typed_value(plan, _draft(text, "Membership"), clubs).outcome == "missing"
+    assert check_typed_value(plan, _draft(text, "Membership"), one).outcome == "present"
+    at_riverside = text.replace("questions are", "questions at Riverside are")
+    riverside = plan_query("Who is the club manager at Ironleaf Riverside?", "s")
+    assert check_typed_value(riverside, _draft(at_riverside, "Membership"), clubs).outcome == (
+        "present"
+    )
+    assert check_typed_value(plan, _draft(at_riverside, "Membership"), clubs).outcome == "missing"
+
+
+def test_a_name_its_page_lists_beside_no_other_is_its_subject() -> None:
+    """On the bakery's page, "There are no deliveries on Sundays" speaks of Hartley & Sons as its
+    title would; the opening sentence that names them, with no yes or no, is no better answer."""
+    plan = plan_query("Do Hartley & Sons deliver on a Sunday?", "s")
+    opening = "Hartley & Sons delivers fresh every morning from our bakery."
+    sundays = "There are no deliveries on Sundays or bank holidays."
+    both = (_sentence(opening, "Deliveries", paragraph="p"),
+            _sentence(sundays, "Deliveries", paragraph="q"))  # fmt: skip
+    draft = Draft(profile="generic", sentences=both)
+    page = f"{opening} Orders close at 14:00. {sundays}"
+    assert check_typed_value(plan, draft, {"p": page, "q": page}).outcome == "present"
+    assert check_typed_value(plan, draft).outcome == "missing"  # a page not read names nothing
+
+
+def test_what_a_question_tells_of_us_stays_asked() -> None:
+    """ "our account manager" is the manager of the restaurant the question tells of."""
+    plan = plan_query("My restaurant has just opened an account with Hartley & Sons. "
+                      "Who will be our account manager?", "s")  # fmt: skip
+    cafes = "Café and shop accounts are looked after by Priya Nair."
+    assert check_typed_value(plan, _draft(cafes, "Trade Accounts")).outcome == "missing"
+    ours = "The account manager for restaurant accounts is Tom Reyes."
+    page = {"p": f"Hartley & Sons bakes bread for Kelsall. {cafes} {ours}"}
+    assert check_typed_value(plan, _draft(ours, "Trade Accounts"), page).outcome == "present"
+
+
+def test_keep_before_an_act_asks_of_the_act() -> None:
+    plan = plan_query("The printer says Toner low. Can I keep printing?", "s")
+    text = "You can continue printing until E-202 appears."
+    assert check_typed_value(plan, _draft(text, "Error Messages")).outcome == "present"
+
+
 def test_a_when_of_a_start_is_answered_by_a_day_of_that_start() -> None:
     """ "When does the winter timetable begin?" is answered by the day it starts, as by a time;
     a sentence of another act after the start's sentence ("dates will be published") is not."""
