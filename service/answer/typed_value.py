@@ -10,6 +10,7 @@ when the best evidence was already uncertain to answer the question at all, an a
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -30,6 +31,7 @@ from service.text.answer_types import (
 )
 from service.text.identifiers import identifiers
 from service.text.language import LIGHT_VERBS, function_word
+from service.text.vocabulary import english_words
 
 __all__ = ["TypedValue", "check_typed_value", "missing_value_caveat", "stands_for_subject"]
 
@@ -93,12 +95,14 @@ def check_typed_value(
              or _states_asked(plan, sentences, reads, i))
         and _names_identifiers(s, asked_ids, pages, plan.query, _referred(sentences, i))
         and _names_asked_names(reads[i], _referred(sentences, i), plan.query)
+        and not _of_another_name(s.text, plan.query)
         and _names_asked_act(reads[i], plan)  # its own act, whatever the sentences before name
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
              or _about_with_lead(plan, sentences, reads, shares, i))
         and not _better_named_without_value(i, sentences, shares, kind, quoted)
         and not _another_time(reads[i], asked_times)
+        and not (kind.name == "yes_no" and _no_day(reads[i], asked_times))
     )  # fmt: skip
     return TypedValue(expected=kind.name, noun=kind.noun,
                       outcome="present" if holding else "missing", sentences=holding)  # fmt: skip
@@ -470,6 +474,18 @@ def _another_time(read: _Read, asked: Mapping[str, frozenset[str]]) -> bool:
     return any(kind in said and not said[kind] & covered for kind, covered in asked.items())
 
 
+def _no_day(read: _Read, asked: Mapping[str, frozenset[str]]) -> bool:
+    """A yes or no asked of a day ("is the westpark branch open on saturdays") is not given by a
+    sentence that names no day: "The Westpark branch is open three afternoons a week" does not
+    say which."""
+    return (
+        "day" in asked and "day" not in _times_named(read.text) and not _EVERY_DAY.search(read.text)
+    )
+
+
+_EVERY_DAY = re.compile(r"\b(?:every day|daily|(?:7|seven) days a week|all week|24/7)\b", re.I)
+
+
 def _times_named(text: str) -> dict[str, frozenset[str]]:
     """The days, seasons, months and years the text names, by kind, each word as what it
     covers ("weekdays" -> Monday to Friday) and each range whole ("Tuesday to Saturday",
@@ -666,6 +682,25 @@ def _names_asked_names(read: _Read, referred: str, question: str) -> bool:
         _has_sibling(name, read.page, question)
         for name in _asked_names(question) if not re.search(rf"\b{name}\b", said)
     )  # fmt: skip
+
+
+def _of_another_name(text: str, question: str) -> bool:
+    """The sentence gives a thing the question asks of by another name: "The Northside branch
+    is open Tuesday to Saturday" says nothing of "the westpark branch". The thing is a word in
+    lower case after a name of the question (a capitalised word inside it, or a word no English
+    dictionary holds: "westpark"); the sentence names it after a capitalised name the question
+    does not hold, and leaves out the question's name."""
+    words = re.findall(r"[\w'’-]+", question)
+    asked = {w.lower() for w in words}
+    said = {w.lower() for w in re.findall(r"[\w'’-]+", text)}
+    for at, (before, thing) in enumerate(itertools.pairwise(words)):
+        named = (before[0].isupper() and at > 0) or before.lower() not in english_words()
+        if not named or not thing.islower() or function_word(thing) or before.lower() in said:
+            continue  # "Leith Street office": "Street" is the name's, "Rowan Street" no sibling
+        pattern = rf"(?<=\s)([A-Z][a-z]{{2,}})\s+(?i:{re.escape(thing)})s?\b"
+        if any(m.group(1).lower() not in asked for m in re.finditer(pattern, text)):
+            return True
+    return False
 
 
 def _has_sibling(name: str, page: str, question: str) -> bool:

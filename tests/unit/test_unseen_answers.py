@@ -368,6 +368,31 @@ def test_what_a_question_tells_of_us_stays_asked() -> None:
     assert check_typed_value(plan, _draft(ours, "Trade Accounts"), page).outcome == "present"
 
 
+def test_a_yes_or_no_asked_of_a_day_needs_a_day() -> None:
+    plan = plan_query("is the westpark branch open on saturdays", "s")
+    vague = "The Westpark branch is open three afternoons a week."
+    assert check_typed_value(plan, _draft(vague, "Branches")).outcome == "missing"
+    for text in ("The Westpark branch is open Tuesday to Saturday.",
+                 "The Westpark branch is open every day from 10:00."):  # fmt: skip
+        assert check_typed_value(plan, _draft(text, "Branches")).outcome == "present"
+
+
+def test_a_thing_named_after_another_name_is_a_siblings() -> None:
+    """ "The Northside branch is open Tuesday to Saturday" says nothing of the westpark branch,
+    written small or not; it does answer of the Northside branch. A name's own word ("Street"
+    of "Leith Street") is no thing: "Rowan Street" is no sibling of the Leith Street office."""
+    text = "The Northside branch is open Tuesday to Saturday from 10:00 to 17:00."
+    for question in ("is the westpark branch open on saturdays",
+                     "Is the Westpark branch open on Saturdays?"):  # fmt: skip
+        plan = plan_query(question, "s")
+        assert check_typed_value(plan, _draft(text, "Branches")).outcome == "missing"
+    plan = plan_query("is the northside branch open on saturdays", "s")
+    assert check_typed_value(plan, _draft(text, "Branches")).outcome == "present"
+    point = plan_query("Where is the fire assembly point for the Leith Street office?", "s")
+    car_park = "The fire assembly point is the car park behind the building on Rowan Street."
+    assert check_typed_value(point, _draft(car_park, "Leith Street Office")).outcome == "present"
+
+
 def test_keep_before_an_act_asks_of_the_act() -> None:
     plan = plan_query("The printer says Toner low. Can I keep printing?", "s")
     text = "You can continue printing until E-202 appears."
