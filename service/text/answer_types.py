@@ -232,8 +232,11 @@ _OCCASIONS = (
     r"shift|service|charge"
 )
 _FREQUENCY = re.compile(
-    r"\b(?:every|once|twice|thrice|daily|weekly|monthly|yearly|annually|hourly|nightly|"
+    r"\b(?:every|twice|thrice|daily|weekly|monthly|yearly|annually|hourly|nightly|"
     r"fortnightly|quarterly|biannually|regularly|continuously|always|never)\b|"
+    # "once a week", not "restarts once it has finished"
+    r"\bonce\b(?!\s+(?:it|you|they|he|she|we|i|the|this|that|these|those|your|its|their|"
+    r"all|everything|installed|done|finished|complete|completed|set)\b)|"
     r"\b(?:times|per|a) (?:a |per )?(?:second|minute|hour|day|week|month|year|use|cycle)\b|"
     rf"\b(?:after|before) (?:each|every|{_NUMBER})\b|\b\d+\s*(?:x|times)\b|"
     # "each" counts occasions ("each morning", "each use"), not things ("at each stop")

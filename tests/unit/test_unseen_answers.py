@@ -305,6 +305,8 @@ def test_values_that_only_look_like_the_asked_type() -> None:
     assert not holds_instance("Please check the timetable displayed at each stop.", often)
     assert holds_instance("Empty the tray after each use.", often)
     assert holds_instance("Wipe the seals each week.", often)
+    assert not holds_instance("The inverter restarts once it has finished.", often)
+    assert holds_instance("Descale it once a month.", often)
     version = expected_type("What firmware version are the BX-Compact batteries running?")
     assert version is not None
     assert not holds_instance("The BX-Compact stores 5.1 kWh.", version)
