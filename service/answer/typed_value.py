@@ -687,9 +687,9 @@ def _names_asked_names(read: _Read, referred: str, question: str) -> bool:
 def _of_another_name(text: str, question: str) -> bool:
     """The sentence gives a thing the question asks of by another name: "The Northside branch
     is open Tuesday to Saturday" says nothing of "the westpark branch". The thing is a word in
-    lower case after a name of the question (a capitalised word inside it, or a word no English
-    dictionary holds: "westpark"); the sentence names it after a capitalised name the question
-    does not hold, and leaves out the question's name."""
+    lower case after a name of the question (a capitalised word inside it, or a word the
+    embedding model's English word list lacks: "westpark"); the sentence names it after a
+    capitalised name the question does not hold, and leaves out the question's name."""
     words = re.findall(r"[\w'’-]+", question)
     asked = {w.lower() for w in words}
     said = {w.lower() for w in re.findall(r"[\w'’-]+", text)}

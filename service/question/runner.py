@@ -592,7 +592,8 @@ def _abstention(
 
 def _pages(paragraphs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Paragraph id -> the text of its whole document, as read for this answer: its paragraphs
-    in reading order, one a line (the first is the page's opening: typed_value)."""
+    in reading order, joined by line breaks (the first line is the page's opening, which
+    typed_value reads as naming the page's subject)."""
     texts: dict[str, list[str]] = {}
     for row in paragraphs:
         texts.setdefault(str(row["documentId"]), []).append(str(row["text"]))
