@@ -78,8 +78,9 @@ def _readings(
 def check_typed_value(
     plan: QueryPlan, draft: Draft, pages: Mapping[str, str] | None = None
 ) -> TypedValue:
-    """`pages`: paragraph id -> the whole text of its document, for the identifiers a page
-    names elsewhere (_names_identifiers; read only when the question names one)."""
+    """`pages`: paragraph id -> the whole text of its document, for the identifiers and names a
+    page names elsewhere (_names_identifiers, _names_asked_names) and its opening
+    (_subject_names)."""
     kind = plan.answer_type
     if kind is None:
         return TypedValue(expected=None, noun="", outcome="untyped")
@@ -88,13 +89,14 @@ def check_typed_value(
     asked_ids = identifiers(plan.query)
     asked_times = _times_named(plan.query)
     quoted, reads, shares = _readings(plan, sentences, pages)
+    referred = [_referred(sentences, i) for i in range(len(sentences))]
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i]
         and (holds_instance(_value_text(s.text, plan, kind), kind)
              or _states_asked(plan, sentences, reads, i))
-        and _names_identifiers(s, asked_ids, pages, plan.query, _referred(sentences, i))
-        and _names_asked_names(reads[i], _referred(sentences, i), plan.query)
+        and _names_identifiers(reads[i], asked_ids, plan.query, referred[i])
+        and _names_asked_names(reads[i], referred[i], plan.query)
         and not _of_another_name(s.text, plan.query)
         and _names_asked_act(reads[i], plan)  # its own act, whatever the sentences before name
         and (_about(reads[i], shares[i], plan)
@@ -633,11 +635,7 @@ def _title_of(sentence: DraftSentence) -> str:
 
 
 def _names_identifiers(
-    sentence: DraftSentence,
-    asked: set[tuple[str, str]],
-    pages: Mapping[str, str],
-    question: str,
-    referred: str = "",
+    read: _Read, asked: set[tuple[str, str]], question: str, referred: str = ""
 ) -> bool:
     """An identifier the question asks about ("Harbour 6.0", "version 2 of the API") must be
     named by the sentence that holds the value, or by its page's title, when the sentence
@@ -654,8 +652,9 @@ def _names_identifiers(
     (_referred), whose identifiers it names too."""
     if not asked:
         return True
-    named = identifiers(f"{referred} {sentence.text}") | identifiers(_title_of(sentence))
-    page = identifiers(_page(sentence, pages))
+    sentence = read.sentence
+    named = identifiers(f"{referred} {sentence.text}") | identifiers(read.title)
+    page = identifiers(read.page)
     row = any(e.kind == "table" for e in sentence.evidence)
     # The sentence speaks of the asked thing by a more precise name (the version, not the
     # product): one identifier the question asks about, named with no sibling.
