@@ -44,7 +44,7 @@ from retrieval_quality import CLAPNQ, KB, MAP_FILE, build_corpora, read_jsonl
 from ingest.embeddings import SentenceTransformerEmbedder
 from ingest.pipeline import IngestOptions, ingest
 from service.db import graph_session
-from service.question.runner import answer_question
+from service.question.runner import answer_question, stage_settings
 from service.settings import Settings, project_root
 
 COVERED_SHARE = 0.8  # of a gold sentence's characters inside cited spans
@@ -278,10 +278,19 @@ def main() -> None:
     with graph_session(settings) as graph:
         if args.ingest:
             ingest(graph, embedder, KB, IngestOptions(prune=True), settings.ingest)
-        answer_question(graph, embedder, "warm up", scope=CLAPNQ, llm=False)
+        answer_question(
+            graph, embedder, "warm up", scope=CLAPNQ, llm=False, **stage_settings(settings)
+        )
         for index, row in enumerate(rows, 1):
             started = time.perf_counter()
-            response = answer_question(graph, embedder, row["question"], scope=CLAPNQ, llm=False)
+            response = answer_question(
+                graph,
+                embedder,
+                row["question"],
+                scope=CLAPNQ,
+                llm=False,
+                **stage_settings(settings),
+            )
             elapsed.append((time.perf_counter() - started) * 1000)
             responses.append(response)
             if index % 100 == 0:

@@ -117,15 +117,18 @@ def general_questions() -> list[Question]:
 
 def ask_all(graph: Graph, questions: Sequence[Question], out: Path) -> list[Asked]:
     from ingest.embeddings import SentenceTransformerEmbedder
-    from service.question.runner import answer_question
+    from service.question.runner import answer_question, stage_settings
 
-    embedder = SentenceTransformerEmbedder(Settings.from_env().embedding)
+    settings = Settings.from_env()
+    embedder = SentenceTransformerEmbedder(settings.embedding)
     asked: list[Asked] = []
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as lines:
         for number, q in enumerate(questions, 1):
             started = time.perf_counter()
-            response = answer_question(graph, embedder, q.question, scope=q.scope, top_k=TOP_K)
+            response = answer_question(
+                graph, embedder, q.question, scope=q.scope, top_k=TOP_K, **stage_settings(settings)
+            )
             trace = response.get("trace") or {}
             pack = trace.get("ragContextPack") or {}
             graph_context = trace.get("graphContext") or {}

@@ -48,7 +48,7 @@ from service.api.process import freeze_startup_objects
 from service.db import open_graph
 from service.db.graph import Graph
 from service.pipeline.plan import plan_query
-from service.question.runner import answer_question
+from service.question.runner import answer_question, stage_settings
 from service.settings import PipelineSettings, Settings
 
 EDITIONS = ("A", "B", None)  # None: the original text, the head
@@ -135,7 +135,9 @@ def main() -> None:
 
         def answer(question: str, scope: str) -> float:
             started = time.perf_counter()
-            answer_question(graph, embedder, question, scope=scope, top_k=args.top_k)
+            answer_question(
+                graph, embedder, question, scope=scope, top_k=args.top_k, **stage_settings(settings)
+            )
             return (time.perf_counter() - started) * 1000
 
         seed = zlib.crc32(baseline_scope.encode())

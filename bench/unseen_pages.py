@@ -52,7 +52,7 @@ from service.evaluation.suites import (
     relayed,
     steps_in_order,
 )
-from service.question.runner import answer_question
+from service.question.runner import answer_question, stage_settings
 from service.settings import Settings, project_root
 from service.text.spans import split_sentences
 
@@ -246,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             def ask(question: str, scope: str) -> dict[str, Any]:
                 return answer_question(graph, embedder, question, scope=scope, top_k=TOP_K,
-                                       llm=False)  # fmt: skip
+                                       llm=False, **stage_settings(settings))  # fmt: skip
 
         runs: dict[str, Callable[[], dict[str, Any]]] = {
             "procedures": lambda: procedures(ask, "unseen-procedures"),
