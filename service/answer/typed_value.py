@@ -31,6 +31,7 @@ from service.text.answer_types import (
 )
 from service.text.identifiers import identifiers
 from service.text.language import LIGHT_VERBS, function_word
+from service.text.spans import split_sentences
 from service.text.vocabulary import english_words
 
 __all__ = ["TypedValue", "check_typed_value", "missing_value_caveat", "stands_for_subject"]
@@ -90,6 +91,7 @@ def check_typed_value(
     asked_times = _times_named(plan.query)
     quoted, reads, shares = _readings(plan, sentences, pages)
     referred = [_referred(sentences, i) for i in range(len(sentences))]
+    whole = _whole_shares(plan, reads, quoted)
     holding = tuple(
         i for i, s in enumerate(sentences)
         if quoted[i]
@@ -102,7 +104,7 @@ def check_typed_value(
         and (_about(reads[i], shares[i], plan)
              or (_continues(sentences, i) and _about(reads[i - 1], shares[i - 1], plan))
              or _about_with_lead(plan, sentences, reads, shares, i))
-        and not _better_named_without_value(i, sentences, shares, kind, quoted)
+        and not _better_named_without_value(i, sentences, whole, kind, quoted)
         and not _another_time(reads[i], asked_times)
         and not (kind.name == "yes_no" and _no_day(reads[i], asked_times))
     )  # fmt: skip
@@ -219,8 +221,9 @@ def _qualified_otherwise(read: _Read, plan: QueryPlan) -> bool:
            if t not in attributes and not function_word(t)):  # fmt: skip
         return False
     for attribute in attributes:
+        # "a 10-year warranty" measures the warranty; it names no other thing's.
         qualifiers = [m.group(1).lower() for m in re.finditer(
-            rf"\b([a-z]+)\s+{attribute}s?\b", read.sentence.text, re.IGNORECASE)]  # fmt: skip
+            rf"(?<!-)\b([a-z]+)\s+{attribute}s?\b", read.sentence.text, re.IGNORECASE)]  # fmt: skip
         if qualifiers and all(q not in asked and not function_word(q) and q not in _GRAMMAR
                               for q in qualifiers):  # fmt: skip
             return True
@@ -331,11 +334,12 @@ def _named_share(read: _Read, plan: QueryPlan) -> float | None:
 
 
 def _named_counts(
-    read: _Read, plan: QueryPlan, *, beyond_title: bool = True
+    read: _Read, plan: QueryPlan, *, beyond_title: bool = True, excuse_codes: bool = True
 ) -> tuple[int, int] | None:
     """(named, asked) of _named_share; `beyond_title` False counts the words the page title
-    names too."""
-    context, framing = _context_words(plan.query), _aspect_words(plan.query)
+    names too, `excuse_codes` False an identifier the sentence does not name."""
+    context = _context_words(plan.query)
+    framing = _aspect_words(plan.query) | _starting_point(plan.query, plan.answer_type)
     subject = _subject_names(read, plan.query) if beyond_title else set()
     asked = [
         t for t in plan.terms
@@ -356,7 +360,8 @@ def _named_counts(
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
     codes = {value for _, value in identifiers(plan.query)}
     asking = _asking_words(plan)
-    asked = [t for t in asked if t in named or not (t.lower() in codes or t in asking)]
+    excused = codes if excuse_codes else set()
+    asked = [t for t in asked if t in named or not (t.lower() in excused or t in asking)]
     # "who won the civil war, the south or the north": either alternative is named enough.
     for first, second in _ALTERNATIVES.findall(plan.query.lower()):
         if first in asked and second in asked:
@@ -366,6 +371,26 @@ def _named_counts(
     if not asked:
         return None
     return len(named), len(asked)
+
+
+def _whole_shares(plan: QueryPlan, reads: Sequence[_Read], quoted: Sequence[bool]) -> list[float]:
+    """Each quoted sentence's share of everything the question asks about that it, its
+    headings, its page's title or its page's subject name, which _better_named_without_value
+    compares. _named_share leaves out what each sentence's own title and page name, so two
+    sentences' shares may be of different remainders: the fare row "Single - Adult: GBP 2.40"
+    of a page that opens with its town leaves the town out, the opening itself does not. An
+    asked identifier a sentence leaves out counts as not named here: "the inverter reconnects"
+    in a fault-code row does not name "the SX-5000 inverter" better than "The SX-5000 carries
+    a 10-year warranty"."""
+    shares = []
+    for read, said in zip(reads, quoted, strict=True):
+        whole = _named_counts(read, plan, beyond_title=False, excuse_codes=False) if said else None
+        if whole is None:
+            shares.append(0.0)
+            continue
+        named, asked = _named_counts(read, plan, excuse_codes=False) or (0, 0)
+        shares.append((named + whole[1] - asked) / whole[1])  # what title and page name count
+    return shares
 
 
 def _context_words(question: str) -> frozenset[str]:
@@ -393,6 +418,33 @@ def _aspect_words(question: str) -> set[str]:
 _ASPECT = re.compile(r"\b(keep|continue|carry)\s+(?:on\s+)?\w+ing\b", re.IGNORECASE)
 
 
+def _starting_point(question: str, kind: AnswerType | None) -> set[str]:
+    """What a duration is counted from ("after I buy it", "after the operation") says when it
+    starts, not what it is of: "A single ticket is valid for 90 minutes from the time it is
+    issued" answers how long a ticket can be used after buying it, and "Stitches are removed 10
+    days after surgery" how many days after the operation they come out. The words run to the
+    next verb the question asks with ("after the operation are my dog's stitches ...")."""
+    if kind is None or kind.name != "duration":
+        return set()
+    words: set[str] = set()
+    for start in _AFTER.finditer(question):
+        for word in re.findall(r"[\w']+", start.group(1).lower())[:_STARTING_POINT_WORDS]:
+            if word in _ASKING_VERBS:
+                break
+            words.add(word)
+    return words
+
+
+_AFTER = re.compile(r"\b(?:after|following)\s+([^,;:?.!]*)", re.IGNORECASE)
+_STARTING_POINT_WORDS = 4
+_ASKING_VERBS = frozenset(
+    re.findall(
+        r"\w+",
+        "is are was were be do does did can could should will would must may might has have had",
+    )
+)
+
+
 _CLAUSE_BREAK = re.compile(r"\s[-–—]\s|(?<=[.!?;])\s+")
 _POINTING_BACK = frozenset(
     re.findall(
@@ -416,13 +468,15 @@ def _names_type(term: str, kind: AnswerType | None) -> bool:
     reception stop being staffed": "staffed from 08:30 to 17:30"; _names_asked_act judges it),
     or how a person question reaches its person ("who do I talk to about ...") or the people it
     is one of ("which of the vets"), or a person asked without a role ("who was the man in
-    ...")."""
+    ..."), or the lasting a duration asks for ("how long does the spin class last", "how long
+    can I keep a Blu-ray": "Loan period: 1 week")."""
     if kind is None:
         return False
     return (
         term == kind.counted
         or (kind.name == "time" and term in _TIME_ENDS)
         or (kind.name == "place" and term in _ROUTE_ENDS)
+        or (kind.name == "duration" and term in _LASTING)  # "Length: 45 minutes"
         or (
             kind.name == "person"
             and (term in _ADDRESSING or term in _ANYONE or term in kind.cue.lower().split())
@@ -431,16 +485,17 @@ def _names_type(term: str, kind: AnswerType | None) -> bool:
 
 
 def _formed_alike(term: str, words: set[str]) -> bool:
-    """'stocktake' against 'stocktaking', 'installed' against 'installation': one word
-    formed another way, which the crude stem does not join."""
+    """'stocktake' against 'stocktaking', 'installed' against 'installation', 'drop' against
+    'dropped': one word formed another way, which the crude stem does not join."""
     root = term[: max(5, len(term) - 2)]
-    return len(term) >= 6 and any(w.startswith(root) for w in words)
+    doubled = term + term[-1:]  # the stem of "dropped" is "dropp"
+    return (len(term) >= 6 and any(w.startswith(root) for w in words)) or doubled in words
 
 
 def _better_named_without_value(
     i: int,
     sentences: tuple[DraftSentence, ...],
-    shares: list[float | None],
+    shares: Sequence[float],
     kind: AnswerType,
     quoted: list[bool],
     *,
@@ -452,14 +507,14 @@ def _better_named_without_value(
     EUR 6.50" for the cars). The sentence just before i in its paragraph is its lead-in ("The
     X200 has a warranty. It lasts two years."), not a rival, unless i must stand on its own
     (`leans` False) and does not refer back to it; one that does ("This service is run by
-    ...") is about what its lead-in names."""
-    share = shares[i] or 0.0
+    ...") is about what its lead-in names. `shares`: each sentence's _whole_share."""
+    share = shares[i]
     refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
     if refers:
-        share = max(share, shares[i - 1] or 0.0)
+        share = max(share, shares[i - 1])
     lead_in = i - 1 if refers or (leans and _continues(sentences, i)) else None
     return any(
-        quoted[j] and (other or 0.0) > share and not holds_instance(sentences[j].text, kind)
+        quoted[j] and other > share and not holds_instance(sentences[j].text, kind)
         and j != lead_in
         for j, other in enumerate(shares) if j != i
     )  # fmt: skip
@@ -614,7 +669,8 @@ def stands_for_subject(plan: QueryPlan, draft: Draft, i: int) -> bool:
     quoted, reads, shares = _readings(plan, sentences, {})
     if kind is None or not (refers or _about(reads[i], shares[i], plan)):
         return False
-    return not _better_named_without_value(i, sentences, shares, kind, quoted, leans=False)
+    whole = _whole_shares(plan, reads, quoted)
+    return not _better_named_without_value(i, sentences, whole, kind, quoted, leans=False)
 
 
 _REFERS_BACK = re.compile(
@@ -714,8 +770,10 @@ def _subject_names(read: _Read, question: str) -> set[str]:
     with and lists beside no other: its subject, like its title ("Hartley & Sons delivers fresh
     every morning" opens the bakery's delivery page, whose "There are no deliveries on Sundays"
     speaks of them). A name met further down ("A smaller travel centre at Northgate
-    Interchange") is one subject of the page among others."""
-    opening = read.page.split("\n", 1)[0]  # the page's first paragraph (runner._pages)
+    Interchange", or "The Glass programme" after "The DW450 has six programmes.") is one
+    subject of the page among others."""
+    first = read.page.split("\n", 1)[0]  # the page's first paragraph (runner._pages)
+    opening = next((s.text for s in split_sentences(first)), "")
     return {
         name.lower() for name in _asked_names(question)
         if not re.search(rf"\b{name}\b", read.text) and re.search(rf"\b{name}\b", opening)
@@ -806,6 +864,8 @@ _ASKING_WORDS = frozenset(
     )
 )
 _ALTERNATIVES = re.compile(r"\b([a-z][\w-]*) or (?:the |a |an )?([a-z][\w-]*)\b")
+# How long something lasts, or is kept ("how long can I keep a Blu-ray"), is its duration.
+_LASTING = frozenset(["last", "lasts", "lasting", "keep", "keeps", "kept"])
 _TIME_ENDS = frozenset(
     re.findall(
         r"\w+",

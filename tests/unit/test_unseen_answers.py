@@ -1254,3 +1254,73 @@ def test_either_alternative_a_question_offers_names_it() -> None:
     fought = _draft("General Orla Venn fought along the bridges for four years.",
                     "War of the Rivers")  # fmt: skip
     assert check_typed_value(plan, fought).outcome == "missing"
+
+
+def test_what_a_duration_runs_from_is_not_what_it_is_of() -> None:
+    """ "after I buy it" says when the asked duration starts: the ticket's validity answers it.
+    The words left still have to be named: the stitches' ten days say nothing of swimming."""
+    plan = plan_query("How long can I keep using a single ticket after I buy it?", "s")
+    valid = "A single ticket is valid for 90 minutes from the time it is issued."
+    assert check_typed_value(plan, _draft(valid, "Fares")).outcome == "present"
+    stitches = "Stitches are usually removed 10 days after surgery."
+    removed = plan_query("How many days after the operation are my dog's stitches taken out?", "s")
+    assert check_typed_value(removed, _draft(stitches, "Surgery")).outcome == "present"
+    swim = plan_query("How long after the operation can my dog swim?", "s")
+    assert check_typed_value(swim, _draft(stitches, "Surgery")).outcome == "missing"
+
+
+def test_a_rival_sentence_is_weighed_on_the_whole_question() -> None:
+    """The fare row of a page that opens with its town is not out-named by that opening, which
+    names the town and no fare (the row's share leaves the town out, the opening's does not);
+    nor is "The SX-5000 carries a 10-year warranty" (a warranty measured, not another thing's)
+    by a fault-code row that names "the inverter" alone."""
+    fare = plan_query("how much is a single bus fare for an adult in Brackenford?", "s")
+    opening = "Brackenford Metro Buses runs 38 routes across Brackenford."
+    page = f"{opening} The fares below apply from 5 January.\n| Single | £2.40 | £1.20 |"
+    overview = _sentence(opening, "Fares and Tickets", "p1")
+    row = _sentence("Single — Adult: £2.40; Child (5–15): £1.20.", "Fares and Tickets", "p2",
+                    kind="table")  # fmt: skip
+    both = Draft(profile="generic", sentences=(overview, row))
+    assert check_typed_value(fare, both, {"p1": page, "p2": page}).outcome == "present"
+    years = plan_query("For how many years is the SX-5000 inverter under warranty?", "s")
+    title = "Error Codes and Warranty"
+    fault = _sentence("F01 — Meaning: Grid over-voltage; the inverter reconnects by itself.",
+                      title, "p1", kind="table")  # fmt: skip
+    carries = _sentence("The SX-5000 carries a 10-year warranty from installation.", title, "p2")
+    draft = Draft(profile="generic", sentences=(fault, carries))
+    assert check_typed_value(years, draft).outcome == "present"
+    dongle = _sentence("The WD-2 dongle has a 2-year warranty.", title, "p2")
+    other = Draft(profile="generic", sentences=(fault, dongle))
+    assert check_typed_value(years, other).outcome == "missing"
+
+
+def test_what_a_duration_asks_to_last_is_its_type() -> None:
+    """ "how long does the spin class last" asks for the class's length, and "how long can I keep
+    a Blu-ray" for its loan period, which a row gives without the verb (the typo "dose" stays
+    a word the row does not name)."""
+    plan = plan_query("how long dose the spin class last at riverside?", "s")
+    row = _draft("Spin class — Start: 18:30; Length: 45 minutes; Studio: Studio 2.", "Timetable")
+    assert check_typed_value(plan, row).outcome == "present"
+    keep = plan_query("How long can I keep a Blu-ray I've borrowed from the library?", "s")
+    loans = _draft("DVDs and Blu-rays — Loan period: 1 week; Items per card: 5.", "Borrowing")
+    assert check_typed_value(keep, loans).outcome == "present"
+
+
+def test_a_verb_formed_with_a_doubled_consonant_names_its_stem() -> None:
+    """ "dropped" names the asked "drop", though its crude stem is "dropp"."""
+    plan = plan_query("What time should I drop it off by?", "s")
+    text = "Parcels dropped off before 16:00 are collected the same day."
+    assert check_typed_value(plan, _draft(text, "Lockers")).outcome == "present"
+
+
+def test_a_name_further_into_the_opening_paragraph_is_no_page_subject() -> None:
+    """ "The Glass programme" in the fifth sentence of a page that opens "The DW450 has six
+    programmes." is one programme of several: the Eco programme's time says nothing of it."""
+    plan = plan_query("How long is the Glass programme?", "s")
+    lead = "The DW450 has six programmes."
+    eco = "Eco is the default and takes 3 hours 45 minutes."
+    glass = "The Glass programme washes at a gentle 45°C to protect delicate stemware."
+    sentences = tuple(_sentence(s, "Programmes and Care") for s in (lead, eco, glass))
+    page = {"p": f"{lead} {eco} Quick 30 takes 30 minutes. {glass}"}
+    draft = Draft(profile="generic", sentences=sentences)
+    assert check_typed_value(plan, draft, page).outcome == "missing"
