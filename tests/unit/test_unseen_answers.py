@@ -1256,17 +1256,33 @@ def test_either_alternative_a_question_offers_names_it() -> None:
     assert check_typed_value(plan, fought).outcome == "missing"
 
 
-def test_what_a_duration_runs_from_is_not_what_it_is_of() -> None:
-    """ "after I buy it" says when the asked duration starts: the ticket's validity answers it.
-    The words left still have to be named: the stitches' ten days say nothing of swimming."""
-    plan = plan_query("How long can I keep using a single ticket after I buy it?", "s")
-    valid = "A single ticket is valid for 90 minutes from the time it is issued."
-    assert check_typed_value(plan, _draft(valid, "Fares")).outcome == "present"
-    stitches = "Stitches are usually removed 10 days after surgery."
-    removed = plan_query("How many days after the operation are my dog's stitches taken out?", "s")
-    assert check_typed_value(removed, _draft(stitches, "Surgery")).outcome == "present"
-    swim = plan_query("How long after the operation can my dog swim?", "s")
-    assert check_typed_value(swim, _draft(stitches, "Surgery")).outcome == "missing"
+@pytest.mark.parametrize(
+    ("question", "text", "title", "outcome"),
+    [
+        # What a duration is counted from ("after I buy it") says when it starts, not what it
+        # is of; the words left are still asked: ten days say nothing of swimming.
+        ("How long can I keep using a single ticket after I buy it?",
+         "A single ticket is valid for 90 minutes from the time it is issued.", "Fares",
+         "present"),
+        ("How many days after the operation are my dog's stitches taken out?",
+         "Stitches are usually removed 10 days after surgery.", "Surgery", "present"),
+        ("How long after the operation can my dog swim?",
+         "Stitches are usually removed 10 days after surgery.", "Surgery", "missing"),
+        # The lasting a duration asks for is its type: a row gives it without the verb (the
+        # typo "dose" stays a word the row does not name).
+        ("how long dose the spin class last at riverside?",
+         "Spin class — Start: 18:30; Length: 45 minutes; Studio: Studio 2.", "Timetable",
+         "present"),
+        ("How long can I keep a Blu-ray I've borrowed from the library?",
+         "DVDs and Blu-rays — Loan period: 1 week; Items per card: 5.", "Borrowing", "present"),
+        # "dropped" names "drop", though its crude stem is "dropp".
+        ("What time should I drop it off by?",
+         "Parcels dropped off before 16:00 are collected the same day.", "Lockers", "present"),
+    ],
+)  # fmt: skip
+def test_what_a_duration_is_of(question: str, text: str, title: str, outcome: str) -> None:
+    plan = plan_query(question, "s")
+    assert check_typed_value(plan, _draft(text, title)).outcome == outcome
 
 
 def test_a_rival_sentence_is_weighed_on_the_whole_question() -> None:
@@ -1292,25 +1308,6 @@ def test_a_rival_sentence_is_weighed_on_the_whole_question() -> None:
     dongle = _sentence("The WD-2 dongle has a 2-year warranty.", title, "p2")
     other = Draft(profile="generic", sentences=(fault, dongle))
     assert check_typed_value(years, other).outcome == "missing"
-
-
-def test_what_a_duration_asks_to_last_is_its_type() -> None:
-    """ "how long does the spin class last" asks for the class's length, and "how long can I keep
-    a Blu-ray" for its loan period, which a row gives without the verb (the typo "dose" stays
-    a word the row does not name)."""
-    plan = plan_query("how long dose the spin class last at riverside?", "s")
-    row = _draft("Spin class — Start: 18:30; Length: 45 minutes; Studio: Studio 2.", "Timetable")
-    assert check_typed_value(plan, row).outcome == "present"
-    keep = plan_query("How long can I keep a Blu-ray I've borrowed from the library?", "s")
-    loans = _draft("DVDs and Blu-rays — Loan period: 1 week; Items per card: 5.", "Borrowing")
-    assert check_typed_value(keep, loans).outcome == "present"
-
-
-def test_a_verb_formed_with_a_doubled_consonant_names_its_stem() -> None:
-    """ "dropped" names the asked "drop", though its crude stem is "dropp"."""
-    plan = plan_query("What time should I drop it off by?", "s")
-    text = "Parcels dropped off before 16:00 are collected the same day."
-    assert check_typed_value(plan, _draft(text, "Lockers")).outcome == "present"
 
 
 def test_a_name_further_into_the_opening_paragraph_is_no_page_subject() -> None:
