@@ -477,6 +477,7 @@ def _names_type(term: str, kind: AnswerType | None) -> bool:
         or (kind.name == "time" and term in _TIME_ENDS)
         or (kind.name == "place" and term in _ROUTE_ENDS)
         or (kind.name == "duration" and term in _LASTING)  # "Length: 45 minutes"
+        or (kind.name == "yes_no" and term in _PERMISSION)
         or (
             kind.name == "person"
             and (term in _ADDRESSING or term in _ANYONE or term in kind.cue.lower().split())
@@ -866,6 +867,7 @@ _ASKING_WORDS = frozenset(
 _ALTERNATIVES = re.compile(r"\b([a-z][\w-]*) or (?:the |a |an )?([a-z][\w-]*)\b")
 # How long something lasts, or is kept ("how long can I keep a Blu-ray"), is its duration.
 _LASTING = frozenset(["last", "lasts", "lasting", "keep", "keeps", "kept"])
+_PERMISSION = frozenset(["allowed", "permitted"])  # "am I allowed to" asks a yes or a no
 _TIME_ENDS = frozenset(
     re.findall(
         r"\w+",

@@ -1321,3 +1321,13 @@ def test_a_name_further_into_the_opening_paragraph_is_no_page_subject() -> None:
     page = {"p": f"{lead} {eco} Quick 30 takes 30 minutes. {glass}"}
     draft = Draft(profile="generic", sentences=sentences)
     assert check_typed_value(plan, draft, page).outcome == "missing"
+
+
+def test_a_permission_asked_is_not_what_it_is_asked_of() -> None:
+    """ "Am I allowed to keep rabbits" asks a yes or a no of keeping rabbits: "weeds must not be
+    allowed to seed" names only the asking word; "Rabbits are not allowed" answers."""
+    plan = plan_query("Am I allowed to keep rabbits on my allotment?", "s")
+    weeds = "Paths must be kept clear, and weeds must not be allowed to seed onto other plots."
+    assert check_typed_value(plan, _draft(weeds, "Site Rules")).outcome == "missing"
+    rabbits = "Rabbits and hens are not allowed on allotment plots."
+    assert check_typed_value(plan, _draft(rabbits, "Site Rules")).outcome == "present"
