@@ -423,13 +423,13 @@ def _starting_point(question: str, kind: AnswerType | None) -> set[str]:
     starts, not what it is of: "A single ticket is valid for 90 minutes from the time it is
     issued" answers how long a ticket can be used after buying it, and "Stitches are removed 10
     days after surgery" how many days after the operation they come out. The words run to the
-    next verb the question asks with ("after the operation are my dog's stitches ...")."""
+    next auxiliary ("after the operation are my dog's stitches ...")."""
     if kind is None or kind.name != "duration":
         return set()
     words: set[str] = set()
     for start in _AFTER.finditer(question):
         for word in re.findall(r"[\w']+", start.group(1).lower())[:_STARTING_POINT_WORDS]:
-            if word in _ASKING_VERBS:
+            if word in _AUXILIARIES:
                 break
             words.add(word)
     return words
@@ -437,7 +437,7 @@ def _starting_point(question: str, kind: AnswerType | None) -> set[str]:
 
 _AFTER = re.compile(r"\b(?:after|following)\s+([^,;:?.!]*)", re.IGNORECASE)
 _STARTING_POINT_WORDS = 4
-_ASKING_VERBS = frozenset(
+_AUXILIARIES = frozenset(
     re.findall(
         r"\w+",
         "is are was were be do does did can could should will would must may might has have had",
@@ -469,7 +469,8 @@ def _names_type(term: str, kind: AnswerType | None) -> bool:
     or how a person question reaches its person ("who do I talk to about ...") or the people it
     is one of ("which of the vets"), or a person asked without a role ("who was the man in
     ..."), or the lasting a duration asks for ("how long does the spin class last", "how long
-    can I keep a Blu-ray": "Loan period: 1 week")."""
+    can I keep a Blu-ray": "Loan period: 1 week"), or the permission a yes or no asks for ("am
+    I allowed to keep rabbits": "weeds must not be allowed to seed" names none of it)."""
     if kind is None:
         return False
     return (
@@ -508,7 +509,7 @@ def _better_named_without_value(
     EUR 6.50" for the cars). The sentence just before i in its paragraph is its lead-in ("The
     X200 has a warranty. It lasts two years."), not a rival, unless i must stand on its own
     (`leans` False) and does not refer back to it; one that does ("This service is run by
-    ...") is about what its lead-in names. `shares`: each sentence's _whole_share."""
+    ...") is about what its lead-in names. `shares`: _whole_shares."""
     share = shares[i]
     refers = _continues(sentences, i) and _REFERS_BACK.match(sentences[i].text) is not None
     if refers:
