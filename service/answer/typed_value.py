@@ -202,9 +202,23 @@ def _about(read: _Read, share: float | None, plan: QueryPlan) -> bool:
         return False  # "aqua aerobics takes place at 10:00" is no closing time
     if _another_task(read, plan):
         return False  # "check the brake pads every 1,000 km" is not when to replace them
+    if kind is not None and kind.name == "yes_no" and not _names_predicate(read, plan):
+        return False  # "Elmstead Dental Practice is at 12 Harrow Lane": no word of NHS patients
     if share is None:  # only the page's subject and the type: the attribute must be the asked one
         return kind is None or kind.name != "quantity" or names_attribute(read.sentence.text, kind)
     return share >= 0.5
+
+
+def _names_predicate(read: _Read, plan: QueryPlan) -> bool:
+    """A yes or no is asked of what its subject does or is, and nearly every sentence holds an
+    instance of one ("is", "can"): a sentence that names the subject's name alone ("Elmstead
+    Dental Practice is at 12 Harrow Lane" for "Does Elmstead Dental Practice take NHS
+    patients?") does not answer it, however many words of the question that name has. Some
+    other word it asks about (_asked_about) must be named, when there is one."""
+    names = {w.lower() for name in _asked_names(plan.query) for w in name.split()}
+    rest = [t for t in _asked_about(read, plan) if t.lower() not in names]
+    return not rest or any(has_term(read.text, t, read.words) or _formed_alike(t, read.words)
+                           for t in rest)  # fmt: skip
 
 
 def _qualified_otherwise(read: _Read, plan: QueryPlan) -> bool:
@@ -338,18 +352,7 @@ def _named_counts(
 ) -> tuple[int, int] | None:
     """(named, asked) of _named_share; `beyond_title` False counts the words the page title
     names too, `excuse_codes` False an identifier the sentence does not name."""
-    context = _context_words(plan.query)
-    framing = _aspect_words(plan.query) | _starting_point(plan.query, plan.answer_type)
-    subject = _subject_names(read, plan.query) if beyond_title else set()
-    asked = [
-        t for t in plan.terms
-        if t.lower() not in context
-        and not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
-        and t not in _GRAMMAR and t not in LIGHT_VERBS and t not in _FRAMES and t not in framing
-        and not number_word(t)  # "four months ago" says when, not what
-        and not _names_type(t, plan.answer_type)
-        and not (beyond_title and (has_term(read.title, t, read.in_title) or t in subject))
-    ]  # fmt: skip
+    asked = _asked_about(read, plan, beyond_title=beyond_title)
     said = tasks_named(read.sentence.text, FAMILIES)  # "rinse it" names the asked "clean"
     named = [
         t for t in asked
@@ -371,6 +374,24 @@ def _named_counts(
     if not asked:
         return None
     return len(named), len(asked)
+
+
+def _asked_about(read: _Read, plan: QueryPlan, *, beyond_title: bool = True) -> list[str]:
+    """The question's words that say what it asks about, for _named_counts: not its type, its
+    context, its framing or its grammar, and (`beyond_title`) not what the sentence's page
+    title or page subject names."""
+    context = _context_words(plan.query)
+    framing = _aspect_words(plan.query) | _starting_point(plan.query, plan.answer_type)
+    subject = _subject_names(read, plan.query) if beyond_title else set()
+    return [
+        t for t in plan.terms
+        if t.lower() not in context
+        and not function_word(t) and not unit_word(t) and t not in _TYPE_NOUNS
+        and t not in _GRAMMAR and t not in LIGHT_VERBS and t not in _FRAMES and t not in framing
+        and not number_word(t)  # "four months ago" says when, not what
+        and not _names_type(t, plan.answer_type)
+        and not (beyond_title and (has_term(read.title, t, read.in_title) or t in subject))
+    ]  # fmt: skip
 
 
 def _whole_shares(plan: QueryPlan, reads: Sequence[_Read], quoted: Sequence[bool]) -> list[float]:

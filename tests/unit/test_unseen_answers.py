@@ -1331,3 +1331,18 @@ def test_a_permission_asked_is_not_what_it_is_asked_of() -> None:
     assert check_typed_value(plan, _draft(weeds, "Site Rules")).outcome == "missing"
     rabbits = "Rabbits and hens are not allowed on allotment plots."
     assert check_typed_value(plan, _draft(rabbits, "Site Rules")).outcome == "present"
+
+
+def test_a_yes_or_no_is_not_answered_by_its_subjects_name_alone() -> None:
+    """The practice's three-word name is half the question's words, yet names none of what it
+    is asked to do."""
+    plan = plan_query("Does Elmstead Dental Practice take NHS patients?", "s")
+    where = "Elmstead Dental Practice is at 12 Harrow Lane, on the first floor."
+    assert check_typed_value(plan, _draft(where, "Patient Information")).outcome == "missing"
+    nhs = "Elmstead Dental Practice does not take NHS patients."
+    assert check_typed_value(plan, _draft(nhs, "Patient Information")).outcome == "present"
+    # What the question asks of, all in the page's title and the sentence, is no name.
+    groups = plan_query("Is it possible to add or remove contacts from groups?", "s")
+    title = "Add or remove group contacts"
+    add = _draft("Add more contacts to a group, or remove contacts.", title)
+    assert check_typed_value(groups, add).outcome == "present"
