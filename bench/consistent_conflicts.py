@@ -115,11 +115,12 @@ def general_questions() -> list[Question]:
     return found
 
 
-def ask_all(graph: Graph, questions: Sequence[Question], out: Path) -> list[Asked]:
+def ask_all(
+    graph: Graph, questions: Sequence[Question], out: Path, settings: Settings
+) -> list[Asked]:
     from ingest.embeddings import SentenceTransformerEmbedder
     from service.question.runner import answer_question, stage_settings
 
-    settings = Settings.from_env()
     embedder = SentenceTransformerEmbedder(settings.embedding)
     asked: list[Asked] = []
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -199,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             path = OUT / f"{name}.jsonl"
             if args.mode == "ask":
                 questions = questions_of(name, Path(args.eval_dir))[: args.limit]
-                asked = ask_all(graph, questions, path)
+                asked = ask_all(graph, questions, path, settings)
                 report(name, [a.status == "conflict" for a in asked], "status conflict")
                 continue
             if not path.is_file():

@@ -217,8 +217,7 @@ def _names_predicate(read: _Read, plan: QueryPlan) -> bool:
     other word it asks about (_asked_about) must be named, when there is one."""
     names = {w.lower() for name in _asked_names(plan.query) for w in name.split()}
     rest = [t for t in _asked_about(read, plan) if t.lower() not in names]
-    return not rest or any(has_term(read.text, t, read.words) or _formed_alike(t, read.words)
-                           for t in rest)  # fmt: skip
+    return not rest or any(_names_word(read, t) for t in rest)
 
 
 def _qualified_otherwise(read: _Read, plan: QueryPlan) -> bool:
@@ -356,8 +355,7 @@ def _named_counts(
     said = tasks_named(read.sentence.text, FAMILIES)  # "rinse it" names the asked "clean"
     named = [
         t for t in asked
-        if has_term(read.text, t, read.words) or _formed_alike(t, read.words)
-        or tasks_named(t, FAMILIES) & said
+        if _names_word(read, t) or tasks_named(t, FAMILIES) & said
     ]  # fmt: skip
     # An identifier the sentence does not name ("LP-540" in its manual's "the printer prints 24
     # pages a minute") is judged on its own (_names_identifiers), not counted missing here.
@@ -505,6 +503,11 @@ def _names_type(term: str, kind: AnswerType | None) -> bool:
             and (term in _ADDRESSING or term in _ANYONE or term in kind.cue.lower().split())
         )
     )
+
+
+def _names_word(read: _Read, term: str) -> bool:
+    """The sentence or its headings name `term`, in its own form or another (_formed_alike)."""
+    return has_term(read.text, term, read.words) or _formed_alike(term, read.words)
 
 
 def _formed_alike(term: str, words: set[str]) -> bool:
