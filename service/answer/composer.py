@@ -29,6 +29,7 @@ from typing import Literal
 
 import msgspec
 
+from service.answer.options import asked_options
 from service.answer.sentences import EvidenceSentence, is_artifact, public_text
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
@@ -358,6 +359,9 @@ def select(
             take("graph", _leads(prose), settings.generic_graph_sentences)
         else:
             take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
+    if profile == "how_to":  # the options asked about, not the whole menu a step opens
+        asked = (*plan.terms, *re.findall(r"\b\d+\b", plan.query))  # "tray 2" asks for Tray 2
+        taken = asked_options(taken, lambda pair: pair[1], asked)
     return taken
 
 

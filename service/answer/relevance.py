@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from service.answer.composer import DraftSentence
+from service.answer.options import is_option
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.pipeline.procedure import instructs
@@ -161,10 +162,14 @@ def _leads_in(index: int, sentences: Sequence[DraftSentence], on_point: Sequence
     ):  # fmt: skip
         return False
     last, first = lead.evidence[-1], point.evidence[0]
+    gap = first.line - last.end_line
     return (
         last.document_id == first.document_id
         and last.heading_path == first.heading_path
-        and 0 <= first.line - last.end_line <= _LEAD_IN_LINES
+        and gap >= 0
+        # A menu's colon leads in to an option further down it too: the answer quotes only the
+        # options asked about (service/answer/options.py).
+        and (gap <= _LEAD_IN_LINES or (text.endswith((":", "：")) and is_option(first)))
     )
 
 

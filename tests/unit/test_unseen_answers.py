@@ -1045,6 +1045,10 @@ def test_the_menu_path_to_the_option_asked_about_is_about_the_question() -> None
     assert off_question([lead_in, aside], plan, {}) == {0: "off_question", 1: "off_question"}
     far = _said("This page covers the following topics:", 1)
     assert off_question([far, option], plan, {}) == {0: "off_question"}
+    # An option further down the menu (those before it not asked about) is still led in to.
+    opacity = _said("Opacity: Set how strong the filter is.", 15)
+    assert off_question([lead_in, opacity], plan, {}) == {}
+    assert off_question([path, opacity], plan, {}) == {0: "off_question"}  # no menu's colon
     other = _said("Drag the Opacity slider to set it.", 9, heading=("Edge lighting",))
     assert off_question([lead_in, other], plan, {}) == {0: "off_question"}
     # Not in other languages, and not once the sentence it leads in to is taken out.
