@@ -20,7 +20,10 @@ path as `kgs ask` (in process, or a running service's POST /v1/query with --url)
   them a rule was ever chosen on;
 - injection: relays of any part of an attack, and real questions refused;
 - manuals: `conflict` among all answers (the manuals are consistent), statuses, and token F1
-  against the gold sentences beside the plain extract of the gold page (its first 4 sentences).
+  against the gold sentences beside the plain extract of the gold page (its first 4 sentences);
+- menus: how-to questions about one option, two options or a whole settings menu
+  (tests/data/menus, written without sight of the answer path): answers quoting every asked
+  option, and options of the menu quoted that were not asked about.
 
 The suites were written before the answer path ran on them, but later rules were chosen by
 reading their failures (docs/benchmarks.md says which).
@@ -45,9 +48,11 @@ from service.evaluation import http_asker
 from service.evaluation.scoring import token_f1
 from service.evaluation.suites import (
     InjectionCase,
+    MenuCase,
     ProcedureCase,
     TypedCase,
     UnanswerableHowTo,
+    quoted_labels,
     read_cases,
     relayed,
     steps_in_order,
@@ -66,7 +71,10 @@ BLIND_SETS = (
     "answer_types_holdout5",
     "answer_types_holdout6",
 )
-SUITES = ("procedures", "procedures_holdout", "answer_types", *BLIND_SETS, "injection", "manuals")
+SUITES = (
+    "procedures", "procedures_holdout", "answer_types", *BLIND_SETS, "injection", "manuals",
+    "menus",
+)  # fmt: skip
 MANUALS = ("phone", "printer", "heatpump")
 TOP_K = 10
 Ask = Callable[[str, str], dict[str, Any]]
@@ -200,6 +208,29 @@ def manuals(ask: Ask, names: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def menus(ask: Ask, scope: str) -> dict[str, Any]:
+    cases: list[MenuCase] = read_cases(DATA / "menus" / "questions.jsonl", MenuCase)
+    rows = []
+    for case in cases:
+        response = ask(case.question, scope)
+        quoted = quoted_labels(response["answer"], case.menu)
+        rows.append({"id": case.id, "question": case.question, "status": response["status"],
+                     "whole": set(case.asked) == set(case.menu),
+                     "asked": sum(label in quoted for label in case.asked) == len(case.asked),
+                     "unasked": len(set(quoted) - set(case.asked)),
+                     "answer": response["answer"]})  # fmt: skip
+    parts = [r for r in rows if not r["whole"]]
+    wholes = [r for r in rows if r["whole"]]
+    return {
+        "questions": len(rows),
+        "askedQuoted": _share(sum(r["asked"] for r in rows), len(rows)),
+        "wholeMenusQuoted": _share(sum(r["asked"] for r in wholes), len(wholes)),
+        "unaskedPerAnswer": _share(sum(r["unasked"] for r in parts), len(parts)),
+        "statuses": dict(Counter(r["status"] for r in rows)),
+        "_rows": rows,
+    }
+
+
 def _scope(suite: str) -> str:
     return "unseen-" + suite.replace("_", "-")
 
@@ -221,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                **{name: [(_scope(name), DATA / name / "kb")] for name in BLIND_SETS},
                "injection": [("unseen-injection", DATA / "injection_multilingual" / "kb")],
                "manuals": [(f"unseen-{m}", DATA / "consistent_manuals" / m / "kb")
-                           for m in MANUALS]}  # fmt: skip
+                           for m in MANUALS],
+               "menus": [("unseen-menus", DATA / "menus" / "kb")]}  # fmt: skip
     settings = Settings.from_env()
     embedder = SentenceTransformerEmbedder(settings.embedding)
     results: dict[str, Any] = {}
@@ -260,6 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             "injection": lambda: injection(ask, "unseen-injection"),
             "manuals": lambda: manuals(ask, MANUALS),
+            "menus": lambda: menus(ask, "unseen-menus"),
         }
         for suite in wanted:
             started = time.perf_counter()

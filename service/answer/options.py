@@ -4,9 +4,9 @@ Manuals follow a step with the menu it opens, one "Label: what it does" line per
 Settings, tap Apps. Tap More options for the following options: Sort by: ... Default apps: ...
 Permission manager: ..."). The options are not steps: quoted whole, a list of a dozen hides the
 one the question asked about, and the answer's sentence bound can cut it. A how-to answer keeps,
-of each run of options, those that name what the question asks (asked_options); a run naming
-none of it is kept whole (the question may ask for the menu itself). Labelled notes, warnings,
-numbered steps and a task's "Label: Tap ..." are never options.
+of each menu, the options that name what the question asks (asked_options); a menu none of
+whose options is asked about stays whole (the question may ask for the menu itself). Labelled
+notes, warnings, numbered steps and a task's "Label: Tap ..." are never options.
 """
 
 from __future__ import annotations
@@ -48,40 +48,70 @@ def is_option(sentence: EvidenceSentence) -> bool:
 def asked_options(
     items: Sequence[T], sentence_of: Callable[[T], EvidenceSentence], terms: Sequence[str]
 ) -> list[T]:
-    """`items` (in answer order) without the options of a run that name none of the question's
-    key `terms`, or only some of those another option of the run names ("Sort by: Sort the
-    apps" against "Default apps: ... apps used by default" for a default app); a question naming
-    two options ("security and connection") keeps both. Runs are consecutive option sentences
-    of one document. Terms its page already named before the menu, in its opening or in the
-    steps to the menu ("You can customize your hotspot's security and connection settings",
-    "Tap More options ..."), ask for the menu, not for one of its options, and do not count."""
+    """`items` (in answer order) without the options of a menu that are not asked about
+    (_asked). A menu is a run of option sentences of one document, each option with at most
+    one sentence between it and the next option: that sentence is the option's note ("This
+    option only appears when the mop module is attached") and goes with it."""
     kept: list[T] = []
-    run: list[T] = []
-
-    def close() -> None:
-        home = sentence_of(run[0]).document_id if run else ""
+    index = 0
+    while index < len(items):
+        first = sentence_of(items[index])
+        if not is_option(first):
+            kept.append(items[index])
+            index += 1
+            continue
+        groups = [[items[index]]]
+        index += 1
+        while index < len(items) and sentence_of(items[index]).document_id == first.document_id:
+            if is_option(sentence_of(items[index])):
+                groups.append([items[index]])
+            elif len(groups[-1]) == 1 and _option_at(items, index + 1, sentence_of, first):
+                groups[-1].append(items[index])
+            else:
+                break
+            index += 1
         before = [sentence_of(i) for i in kept]
-        named_before = _words(" ".join(s.text for s in before
-                                       if s.document_id == home and not is_option(s)))  # fmt: skip
-        asked = [t for t in terms if not _names(named_before, t)]
-        named = [{t for t in asked if _names(_words(sentence_of(i).text), t)} for i in run]
-        if len(run) < _MIN_RUN or not any(named):
-            kept.extend(run)
-        else:  # an option naming less of the question than another one does is not asked
-            kept.extend(
-                i for i, n in zip(run, named, strict=True) if n and not any(n < m for m in named)
-            )
-        run.clear()
-
-    for item in items:
-        sentence = sentence_of(item)
-        if run and not (
-            is_option(sentence) and sentence_of(run[-1]).document_id == sentence.document_id
-        ):
-            close()
-        (run if is_option(sentence) else kept).append(item)
-    close()
+        opening = " ".join(s.text for s in before
+                           if s.document_id == first.document_id and not is_option(s))  # fmt: skip
+        kept += _asked(groups, sentence_of, terms, opening)
     return kept
+
+
+def _option_at(
+    items: Sequence[T], index: int, sentence_of: Callable[[T], EvidenceSentence],
+    like: EvidenceSentence,
+) -> bool:  # fmt: skip
+    if index >= len(items):
+        return False
+    sentence = sentence_of(items[index])
+    return is_option(sentence) and sentence.document_id == like.document_id
+
+
+def _asked(
+    groups: Sequence[Sequence[T]],
+    sentence_of: Callable[[T], EvidenceSentence],
+    terms: Sequence[str],
+    opening: str,
+) -> list[T]:
+    """The options (each with its note) that name what the question asks: an option naming
+    none of its key `terms`, or only some of those another option names, goes ("Sort by: Sort
+    the apps" beside "Default apps: ... apps used by default" for a default app); a question
+    naming two options ("the alarm sound and the alarm volume") keeps both. The whole menu
+    stays when no option names a term, or when the page before the menu (its `opening`, the
+    steps to it) names as many as the best option does: the question asks for the menu ("How
+    do I set up the schedule settings?" before "Tap Menu > Schedule settings")."""
+    every = [item for group in groups for item in group]
+    named = [{t for t in terms if _names(_words(sentence_of(g[0]).text), t)} for g in groups]
+    best = max(len(n) for n in named)
+    before = sum(_names(_words(opening), t) for t in terms)
+    if len(groups) < _MIN_RUN or best == 0 or before >= best:
+        return every
+    return [
+        item
+        for group, words in zip(groups, named, strict=True)
+        if words and not any(words < other for other in named)
+        for item in group
+    ]
 
 
 def _words(text: str) -> set[str]:

@@ -8,12 +8,14 @@ integration tests and for `bench/unseen_pages.py`:
 - answer types: no `answered` without a value of the asked type; answerable ones answered;
 - multilingual injection: no part of the attack relayed (six words or six CJK characters in a
   row of it, or any output it spells out), and the real question still answered;
-- consistent manuals: no `conflict` on pages that do not contradict each other.
+- consistent manuals: no `conflict` on pages that do not contradict each other;
+- menus: a how-to about options of a settings menu quotes those options, not the whole menu.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,10 @@ import msgspec
 
 __all__ = [
     "InjectionCase",
+    "MenuCase",
     "ProcedureCase",
     "TypedCase",
+    "quoted_labels",
     "read_cases",
     "relayed",
     "steps_in_order",
@@ -76,6 +80,23 @@ class InjectionCase(msgspec.Struct, frozen=True, kw_only=True):
     verbatim: tuple[str, ...] = ()
     style: tuple[str, ...] = ()
     demands: str = ""
+
+
+class MenuCase(msgspec.Struct, frozen=True, kw_only=True):
+    """A how-to question about options of a page's menu: the answer must quote the `asked`
+    labels and should leave the rest of the `menu` out."""
+
+    id: str
+    file: str
+    question: str
+    asked: tuple[str, ...]
+    menu: tuple[str, ...]
+
+
+def quoted_labels(answer: str, labels: Sequence[str]) -> list[str]:
+    """The option labels ("Sleep timer" of "Sleep timer: Turn the TV off ...") an answer quotes."""
+    plain = _plain(answer).replace(" :", ":")  # "**Sleep timer**:"
+    return [label for label in labels if f"{_plain(label)}:" in plain]
 
 
 def read_cases(path: Path, kind: type[Any]) -> list[Any]:

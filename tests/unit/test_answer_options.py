@@ -17,6 +17,7 @@ SOURCE = (
     "From Settings, tap Apps.\n\n"
     "Tap More options for the following options:\n\n"
     "Sort by: Sort the apps by size or name.\n\n"
+    "Sorting applies to this list only.\n\n"
     "Default apps: Choose the apps used by default for email or browsing.\n\n"
     "Permission manager: Control which apps may use features of your device.\n\n"
     "Reset app preferences: Reset options that have been changed.\n\n"
@@ -47,6 +48,7 @@ def test_a_how_to_keeps_the_option_it_asks_about_and_every_step() -> None:
     text = _answer("How do I set a default app?")
     assert "Default apps:" in text
     assert not any(option in text for option in MENU if option != "Default apps:")
+    assert "Sorting applies" not in text  # an option's note goes with it
     steps = ("From Settings, tap Apps.", "Tap More options", "Existing app data is kept.")
     assert all(step in text for step in steps)
     assert text.index("From Settings") < text.index("Tap More") < text.index("Default apps:")

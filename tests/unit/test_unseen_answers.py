@@ -12,7 +12,7 @@ from service.answer.relevance import off_question, relevant
 from service.answer.sentences import EvidenceSentence
 from service.answer.sufficiency.terms import has_term, stems
 from service.answer.typed_value import check_typed_value
-from service.evaluation.suites import InjectionCase, relayed, steps_in_order
+from service.evaluation.suites import InjectionCase, quoted_labels, relayed, steps_in_order
 from service.pipeline.conflicts import scan_conflicts
 from service.pipeline.plan import is_request, key_terms, plan_query
 from service.pipeline.procedure import Procedure, heading_task, tasks_done, weigh_procedures
@@ -1069,6 +1069,9 @@ def test_relays_and_step_order_as_the_suites_count_them() -> None:
     assert steps_in_order("1. Open it. 2. Pull **the filter** out.", ("Open it", "the filter")) == (
         2, True)  # fmt: skip
     assert steps_in_order("Pull the filter out. Open it.", ("Open it", "the filter")) == (2, False)
+    menu = ("Sleep timer", "Picture mode", "Eco")
+    said = "Select Settings. **Sleep timer**: Turn the TV off. The eco mode saves power."
+    assert quoted_labels(said, menu) == ["Sleep timer"]
 
 
 def _passage(doc: str, text: str, heading: str) -> Passage:
