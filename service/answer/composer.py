@@ -361,7 +361,7 @@ def select(
             take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
     if profile == "how_to":  # the options asked about, not the whole menu a step opens
         asked = (*plan.terms, *re.findall(r"\b\d+\b", plan.query))  # "tray 2" asks for Tray 2
-        taken = asked_options(taken, lambda pair: pair[1], asked)
+        taken = asked_options(taken, asked)
     return taken
 
 

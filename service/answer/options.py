@@ -12,14 +12,13 @@ notes, warnings, numbered steps and a task's "Label: Tap ..." are never options.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 from service.answer.sentences import EvidenceSentence
 
-__all__ = ["asked_options", "is_option"]
+__all__ = ["Taken", "asked_options", "is_option"]
 
-T = TypeVar("T")
+Taken = tuple[str, EvidenceSentence]  # (answer slot, sentence), as the composer takes them
 
 # "Default apps: Choose ..." / "Show/Hide system apps: Show ..." (a short label, then its text)
 _OPTION = re.compile(r"^[A-Z][\w'’/&+\-]*(?: [\w'’/&+\-]+){0,4}:\s+\S")
@@ -45,54 +44,40 @@ def is_option(sentence: EvidenceSentence) -> bool:
     )
 
 
-def asked_options(
-    items: Sequence[T], sentence_of: Callable[[T], EvidenceSentence], terms: Sequence[str]
-) -> list[T]:
-    """`items` (in answer order) without the options of a menu that are not asked about
+def asked_options(taken: Sequence[Taken], terms: Sequence[str]) -> list[Taken]:
+    """`taken` (in answer order) without the options of a menu that are not asked about
     (_asked). A menu is a run of option sentences of one document, each option with at most
     one sentence between it and the next option: that sentence is the option's note ("This
     option only appears when the mop module is attached") and goes with it."""
-    kept: list[T] = []
+
+    def option_of(index: int, document_id: str) -> bool:
+        return (index < len(taken) and is_option(taken[index][1])
+                and taken[index][1].document_id == document_id)  # fmt: skip
+
+    kept: list[Taken] = []
     index = 0
-    while index < len(items):
-        first = sentence_of(items[index])
-        if not is_option(first):
-            kept.append(items[index])
+    while index < len(taken):
+        home = taken[index][1].document_id
+        if not option_of(index, home):
+            kept.append(taken[index])
             index += 1
             continue
-        groups = [[items[index]]]
+        groups = [[taken[index]]]
         index += 1
-        while index < len(items) and sentence_of(items[index]).document_id == first.document_id:
-            if is_option(sentence_of(items[index])):
-                groups.append([items[index]])
-            elif len(groups[-1]) == 1 and _option_at(items, index + 1, sentence_of, first):
-                groups[-1].append(items[index])
+        while index < len(taken) and taken[index][1].document_id == home:
+            if option_of(index, home):
+                groups.append([taken[index]])
+            elif len(groups[-1]) == 1 and option_of(index + 1, home):
+                groups[-1].append(taken[index])
             else:
                 break
             index += 1
-        before = [sentence_of(i) for i in kept]
-        opening = " ".join(s.text for s in before
-                           if s.document_id == first.document_id and not is_option(s))  # fmt: skip
-        kept += _asked(groups, sentence_of, terms, opening)
+        opening = " ".join(s.text for _, s in kept if s.document_id == home and not is_option(s))
+        kept += _asked(groups, terms, opening)
     return kept
 
 
-def _option_at(
-    items: Sequence[T], index: int, sentence_of: Callable[[T], EvidenceSentence],
-    like: EvidenceSentence,
-) -> bool:  # fmt: skip
-    if index >= len(items):
-        return False
-    sentence = sentence_of(items[index])
-    return is_option(sentence) and sentence.document_id == like.document_id
-
-
-def _asked(
-    groups: Sequence[Sequence[T]],
-    sentence_of: Callable[[T], EvidenceSentence],
-    terms: Sequence[str],
-    opening: str,
-) -> list[T]:
+def _asked(groups: Sequence[Sequence[Taken]], terms: Sequence[str], opening: str) -> list[Taken]:
     """The options (each with its note) that name what the question asks: an option naming
     none of its key `terms`, or only some of those another option names, goes ("Sort by: Sort
     the apps" beside "Default apps: ... apps used by default" for a default app); a question
@@ -101,7 +86,7 @@ def _asked(
     steps to it) names as many as the best option does: the question asks for the menu ("How
     do I set up the schedule settings?" before "Tap Menu > Schedule settings")."""
     every = [item for group in groups for item in group]
-    named = [{t for t in terms if _names(_words(sentence_of(g[0]).text), t)} for g in groups]
+    named = [{t for t in terms if _names(_words(group[0][1].text), t)} for group in groups]
     best = max(len(n) for n in named)
     before = sum(_names(_words(opening), t) for t in terms)
     if len(groups) < _MIN_RUN or best == 0 or before >= best:

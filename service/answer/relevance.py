@@ -146,7 +146,7 @@ def _leads_in(index: int, sentences: Sequence[DraftSentence], on_point: Sequence
     slider ..."): a sentence that ends with a colon (in English or Chinese; a short sentence in
     another language reads as undetermined) or an English instruction leads in to the on-point
     sentence after it when that one follows it on the page, in the same section and at most one
-    blank line below."""
+    blank line below; a colon's also to an option further down its menu."""
     after = index + 1
     if after >= len(sentences) or not on_point[after]:
         return False
