@@ -84,6 +84,7 @@ _CONSEQUENCE = re.compile(
 )
 _CONSEQUENCE_HEADING = re.compile(r"\b(?:consequences?|effects?|outcomes?)\b", re.I)
 _VALUE = re.compile(r"\d")
+_NUMBER = re.compile(r"\b\d+\b")  # a number the question names (plan terms hold none)
 _BARE_STEP = re.compile(r"^(?:step\s*)?\d{1,2}\s*[.:)]?$", re.IGNORECASE)
 _BOUNDARY = re.compile(r"\b(?:only|unless|limit\w*|bound\w*|at most|never|does not|cannot)\b", re.I)
 _NEAR_DUPLICATE_CHARS = 40  # a longer sentence inside another chosen one is a repeat
@@ -360,7 +361,7 @@ def select(
         else:
             take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
     if profile == "how_to":  # the options asked about, not the whole menu a step opens
-        asked = (*plan.terms, *re.findall(r"\b\d+\b", plan.query))  # "tray 2" asks for Tray 2
+        asked = (*plan.terms, *_NUMBER.findall(plan.query))  # "tray 2" asks for Tray 2
         taken = asked_options(taken, asked)
     return taken
 
