@@ -29,7 +29,7 @@ from typing import Literal
 
 import msgspec
 
-from service.answer.options import asked_options
+from service.answer.options import MENU_SLOT, asked_options, with_menus
 from service.answer.sentences import EvidenceSentence, is_artifact, public_text
 from service.pipeline.context_pack import RagContextPack
 from service.pipeline.graph_context import GraphContext
@@ -362,7 +362,7 @@ def select(
             take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
     if profile == "how_to":  # the options asked about, not the whole menu a step opens
         asked = (*plan.terms, *_NUMBER.findall(plan.query))  # "tray 2" asks for Tray 2
-        taken = asked_options(taken, asked)
+        taken = asked_options(with_menus(taken, pool, settings.menu_options), asked, plan.query)
     return taken
 
 
@@ -626,7 +626,7 @@ def _bounded(sentences: Sequence[DraftSentence], settings: AnswerSettings) -> li
     chars = 0
     counted = 0
     for sentence in sentences:
-        free = sentence.kind == "conflict" or sentence.slot in ("step", "procedure")
+        free = sentence.kind == "conflict" or sentence.slot in ("step", "procedure", MENU_SLOT)
         if not free and counted >= settings.answer_sentences:
             continue
         # A procedure is bounded by its step count (procedure_max_steps), not by characters.

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from service.answer.composer import DraftSentence
-from service.answer.options import is_option
+from service.answer.options import MENU_SLOT, is_option
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
 from service.pipeline.procedure import instructs
@@ -113,7 +113,9 @@ def off_question(
             continue
         page = next((pages.get(e.document_id, "") for e in sentence.evidence), "")
         step = sentence.slot in _PROCEDURE_SLOTS
-        about = on_point[index] or _linking(index, sentences, on_point)
+        # a menu the answer quotes whole is asked about as a whole (options.with_menus)
+        menu = sentence.slot == MENU_SLOT
+        about = on_point[index] or menu or _linking(index, sentences, on_point)
         if not about and not step and _leads_in(index, sentences, on_point):
             about = True
             leads.append(index)

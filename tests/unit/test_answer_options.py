@@ -68,10 +68,19 @@ def test_a_menu_no_option_of_which_is_asked_about_stays_whole(query: str) -> Non
 
 def test_a_question_its_page_opens_with_asks_for_the_whole_menu() -> None:
     source = SOURCE.replace(
-        "# App settings\n\n", "# App settings\n\nYou can sort and reset apps.\n\n"
+        "# App settings\n\n", "# App settings\n\nChange your app options here.\n\n"
     )
-    text = _answer("How do I sort and reset apps?", source)
+    text = _answer("How do I change my app options?", source)
     assert all(option in text for option in MENU)
+
+
+def test_the_verb_of_a_clause_names_no_option_unless_a_label_does() -> None:
+    """ "turn" of "turn on sort" is what to do with "Sort by"; "reset" names "Reset app
+    preferences" by its label, though the page's opening names it too."""
+    assert "Reset app" in _answer("How do I sort and reset apps?")
+    source = SOURCE.replace("that have been changed", "you turned on")
+    text = _answer("How do I turn on sort by?", source)
+    assert "Sort by:" in text and "Reset app preferences:" not in text
 
 
 def test_a_question_naming_two_options_keeps_both() -> None:
@@ -99,3 +108,51 @@ def test_labelled_notes_and_lone_label_lines_are_no_menu() -> None:
     # A task's label and its first step: "Always-on VPN: Tap ..." is not an option to drop.
     tasks = SOURCE.replace("Sort the apps by size or name.", "Tap Sort and pick an order.")
     assert "Sort by: Tap Sort" in _answer("How do I set a default app?", tasks)
+
+
+BLOCK = (
+    "# Audio settings\n\n"
+    "The Audio settings screen sets how music and calls sound on your Velantra unit. To open "
+    "it, press HOME and touch Settings > Audio. The following options are displayed: "
+    "Equalizer: Adjust bass, midrange and treble levels. Balance and fader: Shift the sound "
+    "toward the left or right speakers. Speed volume: Raise the volume as vehicle speed "
+    "increases. Navigation volume: Set the loudness of voice guidance. Surround mode: Spread "
+    "the sound across all speakers.\n"
+)
+BLOCK_MENU = ("Equalizer:", "Balance and fader:", "Speed volume:", "Navigation volume:",
+              "Surround mode:")  # fmt: skip
+
+
+def _block_answer(query: str, settings: AnswerSettings | None = None) -> str:
+    """A page laid out as one block of running text (as converted from a PDF), no procedure."""
+    data = rows(BLOCK, "kb/audio.md", "d_audio")
+    pack = build_context_pack(
+        [fragment(row) for row in data], BUDGETS["base"],
+        observed_ids=frozenset(c for row in data for c in fragment(row).citation_ids),
+    )  # fmt: skip
+    draft = compose_answer(plan_for(query), pack, evidence_sentences(pack, data), context(),
+                           settings=settings or AnswerSettings())  # fmt: skip
+    assert draft.profile == "how_to"
+    return draft.text
+
+
+def test_a_menu_asked_about_as_a_whole_is_quoted_whole() -> None:
+    """Its options name nothing of the question, so retrieval ranks none of them; the step
+    that opens the menu brings it in (with_menus)."""
+    text = _block_answer("How do I adjust the audio settings on my Velantra unit?")
+    assert "Settings > Audio" in text
+    assert all(option in text for option in BLOCK_MENU)
+    positions = [text.index(option) for option in BLOCK_MENU]
+    assert positions == sorted(positions)
+
+
+def test_a_whole_menu_brought_in_still_gives_only_the_asked_option() -> None:
+    text = _block_answer("How do I turn on speed volume in my Velantra car?")
+    assert "Speed volume:" in text and "Settings > Audio" in text
+    assert not any(option in text for option in BLOCK_MENU if option != "Speed volume:")
+
+
+def test_a_menu_brings_in_at_most_its_bound_of_options() -> None:
+    query = "How do I adjust the audio settings on my Velantra unit?"
+    text = _block_answer(query, AnswerSettings(menu_options=2))
+    assert "Balance and fader:" in text and "Navigation volume:" not in text
