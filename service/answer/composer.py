@@ -360,7 +360,7 @@ def select(
             take("graph", _leads(prose), settings.generic_graph_sentences)
         else:
             take("support", [s for s in context if s in relevant], settings.generic_best_sentences)
-    if profile == "how_to":  # the options asked about, not the whole menu a step opens
+    if profile in ("how_to", "generic"):  # the options asked about, of the menus it quotes
         asked = (*plan.terms, *_NUMBER.findall(plan.query))  # "tray 2" asks for Tray 2
         taken = asked_options(with_menus(taken, pool, settings.menu_options), asked, plan.query)
     return taken

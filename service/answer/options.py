@@ -197,8 +197,10 @@ def _asked(
       clause about an option named by its label or about the menu ("turn" of "turn on speed
       volume", "adjust" of "adjust the audio settings"): what to do with it, unless a label
       names the verb too ("Reset app preferences").
-    - The whole menu when no option is asked about that way: the question asks for the menu
-      ("How do I set up the schedule settings?" before "Tap Menu > Schedule settings").
+    - The whole menu when no option is named by its label and the page before the menu names
+      most of the question's words but its verbs, or no option is asked about otherwise: the
+      question asks for the menu ("How do I set up the schedule settings?" before "Tap Menu >
+      Schedule settings").
     """
     every = [item for group in groups for item in group]
     if len(groups) < _MIN_RUN:
@@ -218,7 +220,12 @@ def _asked(
     texts = [_words(group[0][1].text) for group in groups]
     rare = [t for t in rest if sum(_names(w, t) for w in texts) <= len(groups) // _RARE]
     named = [{t for t in rare if _names(w, t)} for w in texts]
-    if not named_labels and not any(named):
+    # Naming mostly the page's own words (the menu, the product), the
+    # question asks for the menu: "How do I set up the picture on my Lumacast Vista 2
+    # projector?" before "The Image menu adjusts ... the picture from your Lumacast Vista 2."
+    objects = [t for t in terms if t not in {clause[0] for clause in clauses}]
+    menu = 2 * sum(_names(before, t) for t in objects) > len(objects)
+    if not named_labels and (menu or not any(named)):
         return every
     return [
         item

@@ -14,7 +14,7 @@ from service.evaluation.suites import MenuCase, read_cases
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-@pytest.mark.parametrize("name", ["menus", "menus_b"])
+@pytest.mark.parametrize("name", ["menus", "menus_b", "menus_c"])
 def test_menu_questions_name_labels_their_page_holds(name: str) -> None:
     cases: list[MenuCase] = read_cases(DATA / name / "questions.jsonl", MenuCase)
     assert len(cases) >= 36 and len({c.id for c in cases}) == len(cases)
