@@ -1,12 +1,14 @@
-"""The options a how-to asks about, not the whole menu a step opens.
+"""The options a question asks about, of the whole menu the answer quotes.
 
 Manuals follow a step with the menu it opens, one "Label: what it does" line per option ("From
 Settings, tap Apps. Tap More options for the following options: Sort by: ... Default apps: ...
-Permission manager: ..."). The options are not steps: quoted whole, a list of a dozen hides the
-one the question asked about, and the answer's sentence bound can cut it. A how-to answer keeps,
-of each menu, the options that name what the question asks (asked_options); a menu none of
-whose options is asked about stays whole (the question may ask for the menu itself). Labelled
-notes, warnings, numbered steps and a task's "Label: Tap ..." are never options.
+Permission manager: ..."). Retrieval ranks the options by their likeness to the question, so an
+answer holds the way to a menu and a few of its options, or none. A how-to or generic answer
+brings in the whole menu a sentence of it opens or belongs to (with_menus), then keeps of each
+menu the options the question asks about (asked_options); asked for the menu itself, it keeps
+the menu whole. The options are not steps: quoted whole, a list of a dozen hides the one the
+question asked about. Labelled notes, warnings, numbered steps and a task's "Label: Tap ..."
+are never options.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ _INFLECTION = 3  # letters an inflected form may add: "app" -> "apps", "charge" 
 _STEM = 3  # shortest word compared by its inflections
 _MIN_RUN = 2  # a lone "Label: text" line is a sentence like any other
 _RARE = 3  # a word named by over a third of a menu's options says nothing of which is asked
-_LEAD_IN = (":", "：")  # "The following options are available:"
+_COLONS = (":", "：")  # a menu's lead-in holds one: "The following options are available:"
 MENU_SLOT = "option"  # the answer slot of a menu's lines that with_menus brings in
 
 
@@ -61,11 +63,8 @@ def is_option(sentence: EvidenceSentence) -> bool:
 def with_menus(taken: Sequence[Taken], pool: Sequence[EvidenceSentence], limit: int) -> list[Taken]:
     """`taken` with the whole menu a taken sentence opens or belongs to, in reading order right
     after the first such sentence: a sentence opens a menu when the next sentence of its
-    section (past at most one lead-in ending in a colon) is an option. The retrieved sentences
-    are the ones most like the question, so an answer holds the steps to a menu and a few of
-    its options ("Picture mode", "Backlight") or none; asked_options then keeps of the whole
-    menu what the question asks (all of it for "the picture settings"). At most `limit`
-    options of a menu are brought in."""
+    section (past at most one lead-in holding a colon) is an option. At most `limit` options
+    of a menu are brought in; the pool (the evidence) holds the rest of it or not."""
     pages: dict[str, list[EvidenceSentence]] = {}
     for sentence in sorted(pool, key=lambda s: s.start):
         if sentence.text:
@@ -122,7 +121,7 @@ def _menus(
         before = [s for s in before if s.heading_path == run[0].heading_path]
         # the lead-in goes with its menu ("... these items: Resolution: Choose ..." is one
         # sentence when the page runs its menu on)
-        if before and any(colon in before[-1].text for colon in _LEAD_IN):
+        if before and any(colon in before[-1].text for colon in _COLONS):
             run = [before.pop(), *run]
         openers = [*before[-1:], *run]
         found.append(({_key(s) for s in openers}, run))
@@ -210,21 +209,24 @@ def _asked(
     by_name = [bool(label) and all(_names(set(terms), word) for word in label)
                for label in labels]  # fmt: skip
     named_labels = [label for label, asked in zip(labels, by_name, strict=True) if asked]
-    before = _words(opening)
-    verbs = {clause[0] for clause in clauses if any(
-        all(_names(set(clause), w) for w in label) for label in named_labels) or all(
-        _names(before, t) for t in clause[1:])}  # fmt: skip
+    page = _words(opening)
+    verbs = {  # what a clause does with an option named by its label, or with the menu
+        clause[0]
+        for clause in clauses
+        if any(all(_names(set(clause), w) for w in label) for label in named_labels)
+        or all(_names(page, t) for t in clause[1:])
+    }
     doing = {t for t in verbs if not any(_names(label, t) for label in labels)}
-    rest = [t for t in terms if t not in doing and not _names(before, t)
+    rest = [t for t in terms if t not in doing and not _names(page, t)
             and not any(_names(label, t) for label in named_labels)]  # fmt: skip
     texts = [_words(group[0][1].text) for group in groups]
     rare = [t for t in rest if sum(_names(w, t) for w in texts) <= len(groups) // _RARE]
     named = [{t for t in rare if _names(w, t)} for w in texts]
-    # Naming mostly the page's own words (the menu, the product), the
-    # question asks for the menu: "How do I set up the picture on my Lumacast Vista 2
-    # projector?" before "The Image menu adjusts ... the picture from your Lumacast Vista 2."
+    # Naming mostly the page's own words (the menu, the product), the question asks for the
+    # menu: "How do I set up the picture on my Lumacast Vista 2 projector?" before "The Image
+    # menu adjusts ... the picture from your Lumacast Vista 2."
     objects = [t for t in terms if t not in {clause[0] for clause in clauses}]
-    menu = 2 * sum(_names(before, t) for t in objects) > len(objects)
+    menu = 2 * sum(_names(page, t) for t in objects) > len(objects)
     if not named_labels and (menu or not any(named)):
         return every
     return [
