@@ -217,7 +217,7 @@ def menus(ask: Ask, scope: str, folder: str) -> dict[str, Any]:
         response = ask(case.question, scope)
         quoted = quoted_labels(response["answer"], case.menu)
         rows.append({"id": case.id, "question": case.question, "status": response["status"],
-                     "whole": set(case.asked) == set(case.menu),
+                     "whole": set(case.asked) == set(case.menu), "labels": len(case.asked),
                      "asked": sum(label in quoted for label in case.asked) == len(case.asked),
                      "unasked": len(set(quoted) - set(case.asked)),
                      "answer": response["answer"]})  # fmt: skip
@@ -227,6 +227,12 @@ def menus(ask: Ask, scope: str, folder: str) -> dict[str, Any]:
         "questions": len(rows),
         "askedQuoted": _share(sum(r["asked"] for r in rows), len(rows)),
         "wholeMenusQuoted": _share(sum(r["asked"] for r in wholes), len(wholes)),
+        # one- and two-option questions with every asked option quoted
+        "partsQuoted": {
+            str(n): _share(sum(r["asked"] for r in kind), len(kind))
+            for n in (1, 2)
+            if (kind := [r for r in parts if r["labels"] == n])
+        },
         "unaskedPerAnswer": _share(sum(r["unasked"] for r in parts), len(parts)),
         "statuses": dict(Counter(r["status"] for r in rows)),
         "_rows": rows,

@@ -84,8 +84,8 @@ class AnswerSettings(msgspec.Struct, frozen=True, kw_only=True):
     # where the answerability gate would refuse the question.
     procedure_partial_share: float = 0.33
     answer_chars: int = 1800  # longest public answer text
-    # A how-to answer quotes the menu a step of it opens, its options beyond answer_sentences;
-    # the options of a menu brought in at most (the question's own are then kept).
+    # A how-to or generic answer brings in the whole menu a sentence of it opens, its options
+    # free of answer_sentences, then keeps those asked about: at most this many options.
     menu_options: int = 12
     # Generic profile (composer.select): the best-matching page's first sentences, then its
     # sentences that match the question best, in the page's reading order.
