@@ -62,7 +62,8 @@ _ROLE_WEIGHT = {
     "direct_support": 1.0, "conflict": 0.9, "parent_context": 0.8, "adjacent_context": 0.6,
     "graph_neighbor_support": 0.5, "background": 0.3,
 }  # fmt: skip
-_DEFINING = re.compile(r"^[^.]{0,80}?\b(?:is|are|refers to|means|denotes)\b (?:a|an|the)?", re.I)
+# "X is a ...": the words before the verb are what it defines.
+_DEFINING = re.compile(r"^(?P<subject>[^.]{0,80}?)\b(?:is|are|refers to|means|denotes)\b", re.I)
 _PROCEDURAL = re.compile(
     r"^\s*step\s*\d|\bprocedure\b|\b(?:rinse|wash|load|unload|place|put|turn|tighten|loosen)\b",
     re.IGNORECASE,
@@ -338,7 +339,12 @@ def select(
             run = _around(taken, pool, taken[0][1], _limits(settings, "causal"), "passage")
             taken = _unique([*run, *taken])
     elif profile == "definition":
-        defining = [s for s in direct if _DEFINING.search(s.text)] or direct
+        # without a sentence that defines the asked thing, any saying what something is
+        defining = (
+            [s for s in direct if _defines(s, plan)]
+            or [s for s in direct if _DEFINING.match(s.text)]
+            or direct
+        )
         take("definition", defining, 1)
         # Then the defined concept's own page as its author opens it (a sibling page with a
         # similar name is not about it), then its place in the graph.
@@ -507,6 +513,17 @@ def _leads(sentences: Sequence[EvidenceSentence]) -> list[EvidenceSentence]:
 def _mostly_cjk(text: str) -> bool:
     cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff")
     return cjk > 0.3 * len(text)
+
+
+def _defines(sentence: EvidenceSentence, plan: QueryPlan) -> bool:
+    """The sentence says what the question asks about is: its subject names most of the
+    question's terms ("Samsung Pay is a way to pay ..."); not "If you are using the Samsung Pay
+    app ..." (its subject is "you"), nor "A Samsung account is required"."""
+    match = _DEFINING.match(sentence.text)
+    if match is None:
+        return False
+    named = _word_set(match.group("subject")) & set(plan.terms)
+    return 2 * len(named) > len(plan.terms)
 
 
 def _word_set(text: str) -> set[str]:

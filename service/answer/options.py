@@ -69,7 +69,11 @@ def with_menus(taken: Sequence[Taken], pool: Sequence[EvidenceSentence], limit: 
     for sentence in sorted(pool, key=lambda s: s.start):
         if sentence.text:
             pages.setdefault(sentence.document_id, []).append(sentence)
-    menus = [menu for page in pages.values() for menu in _menus(page, limit)]
+    menus = [
+        (openers, {_key(s) for s in run}, run)
+        for page in pages.values()
+        for openers, run in _menus(page, limit)
+    ]
     slots: dict[tuple[str, int], str] = {}
     for slot, sentence in taken:
         slots.setdefault(_key(sentence), slot)
@@ -81,10 +85,10 @@ def with_menus(taken: Sequence[Taken], pool: Sequence[EvidenceSentence], limit: 
             continue
         kept.append((slot, sentence))
         placed.add(key)
-        for openers, run in menus:
+        for openers, lines, run in menus:
             if key not in openers:
                 continue
-            if key in {_key(s) for s in run}:  # a line of the menu: the lines before it first
+            if key in lines:  # a line of the menu: the lines before it first
                 kept.pop()
                 placed.discard(key)
             for line in run:
@@ -148,6 +152,7 @@ def asked_options(taken: Sequence[Taken], terms: Sequence[str], query: str) -> l
         return (index < len(taken) and is_option(taken[index][1])
                 and taken[index][1].document_id == document_id)  # fmt: skip
 
+    clauses = _clauses(query)
     kept: list[Taken] = []
     index = 0
     while index < len(taken):
@@ -169,7 +174,7 @@ def asked_options(taken: Sequence[Taken], terms: Sequence[str], query: str) -> l
         start = groups[0][0][1].start
         before = [s for _, s in taken if s.document_id == home and s.start < start]
         opening = " ".join(_RUN_ON.split(s.text, 1)[0] for s in before if not is_option(s))
-        kept += _asked(groups, terms, opening, _clauses(query))
+        kept += _asked(groups, terms, opening, clauses)
     return kept
 
 

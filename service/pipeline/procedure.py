@@ -94,6 +94,7 @@ SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
 _OPTIONS_AFTER = 12  # paragraphs a closing "... the following options:" step keeps after it
+_SENTENCE_ENDS = (".", "!", "?", ":")
 _INTRO_CHARS = 300  # of the introduction and the first block, read for the procedure's name
 
 
@@ -200,10 +201,11 @@ def weigh_procedures(
         # against other documents' procedures), but lets none qualify.
         score += fit or _verb_fit(found_block, terms)
         # Running text holds its own introduction and notes around its instructions.
-        region = block if layout == "instructions" else _region(ordered, block, layout)
+        region, span = (_introduced(ordered, found_block) if layout == "instructions"
+                        else (_region(ordered, block, layout), None))  # fmt: skip
         found = Procedure(layout=layout, rows=tuple(region), step_starts=tuple(starts),
                           heading_path=_path(block[0]), score=round(score, 3),
-                          named=round(named, 3), span=found_block.span)  # fmt: skip
+                          named=round(named, 3), span=span)  # fmt: skip
         weighed.append(msgspec.structs.replace(seen, score=round(score, 3)))
         if best is None or score > best[0]:
             best = (score, found, len(weighed) - 1)
@@ -550,6 +552,39 @@ def _region(rows: Sequence[Row], block: Sequence[Row], layout: Layout) -> list[R
     ):
         hi += 1
     return [r for r in rows[lo : hi + 1] if str(r["kind"]) != "mermaid"]
+
+
+def _introduced(rows: Sequence[Row], block: _Block) -> tuple[list[Row], tuple[int, int] | None]:
+    """Running instructions (rows and span) with the paragraphs of their section right before
+    them, up to `_CONTEXT_BEFORE` with the one their run holds, as a laid-out block's region:
+    the same section with a blank line after each sentence answers as it does in one
+    paragraph. Only what the block was weighed by names it; these only introduce it. A task
+    that opens inside its paragraph ("... To unlink contacts: ...") keeps its own span."""
+    first = block.rows[0]
+    lo = int(first["startOffset"])
+    if block.span is not None and block.span[0] > lo:
+        return block.rows, block.span
+    # the run's own introduction: a first paragraph that holds no step
+    held = 0 if any(lo <= s < int(first["endOffset"]) for s in block.starts) else 1
+    if held and not _prose(first):
+        return block.rows, block.span  # a title line ("Turning on Dark mode") opens the task
+    at = next(i for i, r in enumerate(rows) if r["paragraphId"] == first["paragraphId"])
+    before: list[Row] = []
+    while (at - len(before) > 0 and len(before) + held < _CONTEXT_BEFORE
+           and _within(row := rows[at - len(before) - 1], _path(first)) and _prose(row)
+           and not any(instructs(s.text) for s in split_sentences(str(row["text"])))):  # fmt: skip
+        before.insert(0, row)
+    if not before:
+        return block.rows, block.span
+    span = None if block.span is None else (int(before[0]["startOffset"]), block.span[1])
+    return [*before, *block.rows], span
+
+
+def _prose(row: Row) -> bool:
+    """Whole sentences: not a title line ("TalkBack") nor the tail of a sentence a page break
+    cut ("normal colours.")."""
+    text = str(row["text"]).strip()
+    return text[:1].isupper() and text.endswith(_SENTENCE_ENDS)
 
 
 def _within(row: Row, section: tuple[str, ...]) -> bool:

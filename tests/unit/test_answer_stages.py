@@ -550,6 +550,24 @@ def test_definition_leads_with_its_defining_sentence_then_its_page_s_answer() ->
     assert [s.text for s in bare.sentences] == [texts[0], texts[2]]
 
 
+def test_definition_is_a_sentence_whose_subject_is_the_asked_thing() -> None:
+    """ "you are" and "A Samsung account is" define neither Samsung Pay nor anything asked."""
+    text = (
+        "# Samsung Pay\n\n"
+        "If you are using the Samsung Pay app on several phones, you must sign in to Samsung "
+        "Pay on each one. A Samsung account is required for Samsung Pay. Samsung Pay is a "
+        "way to make payments with your phone. It is accepted almost anywhere.\n"
+    )
+    data = rows(text, "kb/pay.md", "d_pay")
+    pack = pack_of(roles={}, extra=(fragment(data[0]),))
+    pool = evidence_sentences(pack, data)
+    draft = compose_answer(
+        plan_for("what is samsung pay?"), pack, pool, context(), settings=PASSAGE
+    )
+    assert draft.sentences[0].slot == "definition"
+    assert draft.sentences[0].text == "Samsung Pay is a way to make payments with your phone."
+
+
 def test_causal_answer_quotes_its_lead_sentence_s_passage_and_keeps_its_slots() -> None:
     draft = _passage_draft("why do spring tides happen when the sun and moon align?")
     assert draft.profile == "causal_explain"

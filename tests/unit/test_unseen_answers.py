@@ -924,6 +924,43 @@ def test_instructions_keep_the_options_their_last_step_introduces() -> None:
     assert found is not None and [r["paragraphId"] for r in found.rows] == ["p0", "p1", "p2"]
 
 
+def test_instructions_one_sentence_a_paragraph_keep_their_introduction() -> None:
+    """The same section with a blank line after each sentence answers as it does in one
+    paragraph: the two paragraphs of its section before the instructions introduce them, not
+    only the one right before; a paragraph of another section does not."""
+    section = ("Manual", "Encrypt SD card")
+    rows = _rows(
+        ("paragraph", "Stored cards are slow.", ("Manual", "Memory cards")),
+        ("paragraph", "You can encrypt your memory card to protect its data.", section),
+        ("paragraph", "Only this device can then read the card.", section),
+        ("paragraph", "From Settings, tap Security > Encrypt SD card.", section),
+        ("paragraph", "Tap Encrypt SD card and follow the prompts.", section),
+    )  # fmt: skip
+    found = find_procedure(rows, ["p3"], ("encrypt", "card"))
+    assert found is not None and found.layout == "instructions"
+    assert [r["paragraphId"] for r in found.rows] == ["p1", "p2", "p3", "p4"]
+    assert found.step_starts == (rows[3]["startOffset"], rows[4]["startOffset"])
+    # At most two: a third paragraph before them is the section's, not the task's.
+    longer = _rows(("paragraph", "Encryption has limits.", section),
+                   *(("paragraph", str(r["text"]), section) for r in rows[1:]))  # fmt: skip
+    found = find_procedure(longer, ["p3"], ("encrypt", "card"))
+    assert found is not None and [r["paragraphId"] for r in found.rows] == ["p1", "p2", "p3", "p4"]
+    # A title line before the steps opens the task; what comes before it is another's, as is
+    # the tail of a sentence a page break cut.
+    steps = [("paragraph", str(r["text"]), section) for r in rows[3:]]
+    titled = _rows(("paragraph", "Encryption has limits.", section),
+                   ("paragraph", "Encrypting a card", section), *steps)  # fmt: skip
+    found = find_procedure(titled, ["p2"], ("encrypt", "card"))
+    assert found is not None and [r["paragraphId"] for r in found.rows] == ["p1", "p2", "p3"]
+    cut = _rows(
+        ("paragraph", "normal colours.", section),
+        ("paragraph", "Only this device can then read the card.", section),
+        *steps,
+    )
+    found = find_procedure(cut, ["p2"], ("encrypt", "card"))
+    assert found is not None and [r["paragraphId"] for r in found.rows] == ["p1", "p2", "p3"]
+
+
 @pytest.mark.parametrize("heading", ["Link contacts", "Managing contacts"])
 def test_a_task_named_inside_running_text_is_a_procedure_of_its_own(heading: str) -> None:
     """ "To unlink contacts:" ends the linking steps and begins its own: a question about
