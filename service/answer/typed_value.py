@@ -18,6 +18,7 @@ from typing import Literal
 import msgspec
 
 from service.answer.composer import Draft, DraftSentence
+from service.answer.options import is_option
 from service.answer.sufficiency.tasks import FAMILIES, tasks_named
 from service.answer.sufficiency.terms import has_term, stems
 from service.pipeline.plan import QueryPlan
@@ -96,7 +97,8 @@ def check_typed_value(
         i for i, s in enumerate(sentences)
         if quoted[i]
         and (holds_instance(_value_text(s.text, plan, kind), kind)
-             or _states_asked(plan, sentences, reads, i))
+             or _states_asked(plan, sentences, reads, i)
+             or _menu_placed(sentences, i, kind))
         and _names_identifiers(reads[i], asked_ids, plan.query, referred[i])
         and _names_asked_names(reads[i], referred[i], plan.query)
         and not _of_another_name(s.text, plan.query)
@@ -134,6 +136,26 @@ def _states_asked(
     named, asked = counts
     conditions = _CONDITIONS.intersection(re.findall(r"\w+", plan.query.lower()))
     return named == asked and conditions <= set(re.findall(r"\w+", read.text.lower()))
+
+
+def _menu_placed(sentences: tuple[DraftSentence, ...], i: int, kind: AnswerType) -> bool:
+    """A menu's option is where its menu is: "App info: Review the widget usage" answers where
+    to review the widget usage when the lead-in of its menu, quoted before it, holds the place
+    ("From a Home screen, touch and hold a widget, and tap an option:")."""
+    if kind.name != "place" or not _option_line(sentences[i]):
+        return False
+    home = {e.document_id for e in sentences[i].evidence}
+    j = i - 1
+    while j >= 0 and _option_line(sentences[j]):
+        j -= 1
+    if j < 0 or not home & {e.document_id for e in sentences[j].evidence}:
+        return False
+    lead_in = sentences[j].text
+    return any(colon in lead_in for colon in (":", "：")) and holds_instance(lead_in, kind)
+
+
+def _option_line(sentence: DraftSentence) -> bool:
+    return bool(sentence.evidence) and all(is_option(e) for e in sentence.evidence)
 
 
 def _value_text(text: str, plan: QueryPlan, kind: AnswerType) -> str:

@@ -113,6 +113,26 @@ def test_a_unit_the_question_names_is_the_asked_type_not_its_subject() -> None:
     assert check_typed_value(tall, cord).outcome == "missing"
 
 
+def test_a_menu_option_is_where_its_menu_is() -> None:
+    """ "Where can I review the widget usage?" is answered by the option that reviews it, under
+    the lead-in whose path says where the menu is; without that lead-in quoted, or with one
+    that holds no place, the option alone says nowhere."""
+    plan = plan_query("Where can I review the widget usage?", "s")
+    title = "Customize Widgets"
+    lead_in = _sentence("From a Home screen, touch and hold a widget, and tap an option:", title)
+    options = (
+        _sentence("Widget settings: Customize the function of the widget.", title),
+        _sentence("App info: Review the widget usage, permissions, and more.", title),
+    )
+    quoted = Draft(profile="how_to", sentences=(lead_in, *options))
+    assert check_typed_value(plan, quoted).outcome == "present"
+    alone = Draft(profile="how_to", sentences=options)
+    assert check_typed_value(plan, alone).outcome == "missing"
+    nowhere = _sentence("You can change these settings:", title)
+    assert check_typed_value(plan, Draft(profile="how_to", sentences=(nowhere, *options))
+                             ).outcome == "missing"  # fmt: skip
+
+
 def test_an_irregular_verb_form_names_the_asked_act() -> None:
     """ "who wrote" is answered by "was written by"; another act is still another subject."""
     plan = plan_query("who wrote the harbour song", "s")
