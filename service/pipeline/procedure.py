@@ -94,7 +94,7 @@ SUBTASK = re.compile(r"^\W{0,4}to\s+(?P<task>[^.!?:,]{2,80}):\s", re.IGNORECASE)
 _CONTEXT_BEFORE = 2  # paragraphs of the section before the steps (prerequisites, intro)
 _CONTEXT_AFTER = 3  # paragraphs of the section after them (warnings, notes, the result)
 _OPTIONS_AFTER = 12  # paragraphs a closing "... the following options:" step keeps after it
-_SENTENCE_ENDS = (".", "!", "?", ":")
+_SENTENCE_ENDS = (".", "!", "?", ":")  # how a paragraph of whole sentences ends (_prose)
 _INTRO_CHARS = 300  # of the introduction and the first block, read for the procedure's name
 
 

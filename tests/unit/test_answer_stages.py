@@ -503,8 +503,8 @@ PASSAGE = msgspec.structs.replace(
 )
 
 
-def _passage_draft(query: str, settings: AnswerSettings = PASSAGE) -> Draft:
-    data = rows(_PASSAGE, "kb/tides.md", "d_tides")
+def _passage_draft(query: str, settings: AnswerSettings = PASSAGE, source: str = _PASSAGE) -> Draft:
+    data = rows(source, "kb/tides.md", "d_tides")
     pack = pack_of(roles={}, extra=(fragment(data[0]),))
     pool = evidence_sentences(pack, data)
     return compose_answer(plan_for(query), pack, pool, context(), settings=settings)
@@ -558,12 +558,7 @@ def test_definition_is_a_sentence_whose_subject_is_the_asked_thing() -> None:
         "Pay on each one. A Samsung account is required for Samsung Pay. Samsung Pay is a "
         "way to make payments with your phone. It is accepted almost anywhere.\n"
     )
-    data = rows(text, "kb/pay.md", "d_pay")
-    pack = pack_of(roles={}, extra=(fragment(data[0]),))
-    pool = evidence_sentences(pack, data)
-    draft = compose_answer(
-        plan_for("what is samsung pay?"), pack, pool, context(), settings=PASSAGE
-    )
+    draft = _passage_draft("what is samsung pay?", source=text)
     assert draft.sentences[0].slot == "definition"
     assert draft.sentences[0].text == "Samsung Pay is a way to make payments with your phone."
 
